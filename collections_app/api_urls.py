@@ -1,0 +1,2 @@
+"""API routes for collections, topics, documents, runs and pools."""
+urlpatterns: list = []

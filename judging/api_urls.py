@@ -1,0 +1,2 @@
+"""Judging API routes."""
+urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""Judging models (campaigns, assignments, judgments): see the judging issue."""

@@ -1,0 +1,2 @@
+"""Judging pages (assessors, crowd workers, leads' campaign pages)."""
+urlpatterns: list = []

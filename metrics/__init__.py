@@ -1,0 +1,1 @@
+"""qrelsmith.metrics: trec_eval-exact evaluation of IR runs (no Django)."""

@@ -1,0 +1,62 @@
+"""One error shape for the whole API: {"detail": ..., "code": ...}.
+
+Field validation errors keep DRF's per-field messages under "errors" so that
+clients can show them next to the inputs.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Translate exceptions into the API's single error shape."""
+    if isinstance(exc, DjangoValidationError):
+        code = getattr(exc, "code", None) or "invalid"
+        return Response({"detail": " ".join(exc.messages), "code": code}, status=status.HTTP_400_BAD_REQUEST)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        codes = exc.get_codes()
+        first_code = _first_code(codes) or "invalid"
+        response.data = {"detail": _first_message(response.data), "code": first_code, "errors": response.data}
+    elif isinstance(exc, exceptions.APIException):
+        response.data = {"detail": str(exc.detail), "code": exc.get_codes() if isinstance(exc.get_codes(), str) else "error"}
+    return response
+
+
+def _first_code(codes: Any) -> str | None:
+    if isinstance(codes, str):
+        return codes
+    if isinstance(codes, dict):
+        for value in codes.values():
+            found = _first_code(value)
+            if found:
+                return found
+    if isinstance(codes, list):
+        for value in codes:
+            found = _first_code(value)
+            if found:
+                return found
+    return None
+
+
+def _first_message(data: Any) -> str:
+    if isinstance(data, str):
+        return data
+    if isinstance(data, dict):
+        for key, value in data.items():
+            message = _first_message(value)
+            if message:
+                return message if key in ("non_field_errors", "detail") else f"{key}: {message}"
+    if isinstance(data, list):
+        for value in data:
+            message = _first_message(value)
+            if message:
+                return message
+    return ""

@@ -1,0 +1,62 @@
+"""Personas and factories shared by the whole suite.
+
+``lead`` owns the collection, ``alice`` and ``bob`` assess it, ``mallory`` is an
+outsider with an account. Crowd workers are added by the judging tests.
+"""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from collections_app import scales
+from collections_app.models import Collection, Membership
+
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture(autouse=True)
+def _immediate_tasks(settings):
+    """Run background tasks inline so tests see their results without a worker."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
+def make_user(username: str, **extra):
+    return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+
+
+@pytest.fixture
+def lead(db):
+    return make_user("lead")
+
+
+@pytest.fixture
+def alice(db):
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(db):
+    return make_user("bob")
+
+
+@pytest.fixture
+def mallory(db):
+    return make_user("mallory")
+
+
+def make_collection(slug: str = "demo", *, scale: str = scales.GRADED, lead=None, assessors=()) -> Collection:
+    grades, threshold = scales.preset(scale)
+    collection = Collection.objects.create(
+        name=slug.title(), slug=slug, scale=grades, relevant_threshold=threshold, guidelines="Judge carefully."
+    )
+    if lead is not None:
+        Membership.objects.create(collection=collection, user=lead, role=Membership.Role.LEAD)
+    for assessor in assessors:
+        Membership.objects.create(collection=collection, user=assessor, role=Membership.Role.ASSESSOR)
+    return collection
+
+
+@pytest.fixture
+def collection(lead, alice, bob):
+    """A graded collection led by ``lead`` with ``alice`` and ``bob`` as assessors (no data yet)."""
+    return make_collection("demo", lead=lead, assessors=(alice, bob))
