@@ -240,3 +240,58 @@ class PoolPair(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic_id} {self.docno}"
+
+
+class Job(models.Model):
+    """A piece of long work (an upload's import, a pool build) run as a background task.
+
+    The request saves the uploaded files to default storage and enqueues a task; the task
+    updates this row as it goes so the page can show progress, then the result or errors.
+    """
+
+    class Kind(models.TextChoices):
+        TOPICS = "topics", "Import topics"
+        DOCUMENTS = "documents", "Import documents"
+        RUNS = "runs", "Import runs"
+        QRELS = "qrels", "Import qrels"
+        POOL = "pool", "Build pool"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="jobs")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    parameters = models.JSONField(default=dict, blank=True)
+    files = models.JSONField(default=list, blank=True, help_text="[{name, path}] saved in default storage.")
+    progress_done = models.PositiveBigIntegerField(default=0)
+    progress_total = models.PositiveBigIntegerField(null=True, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    errors = models.JSONField(default=list, blank=True, help_text="Readable problems, one string each.")
+    error_code = models.CharField(max_length=50, blank=True)
+    task_id = models.CharField(max_length=100, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int | None:
+        if not self.progress_total:
+            return None
+        return min(100, int(100 * self.progress_done / self.progress_total))

@@ -1,0 +1,127 @@
+"""Load the demo collection through the real importers, idempotently.
+
+Files are written to a temporary directory in the formats users upload (TREC topics,
+JSONL documents, TREC runs and qrels) and imported with the same services the commands
+and pages use, so the demo exercises the real path. Every step is skipped when its data
+is already there, so running it twice changes nothing.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from collections_app.demo import corpus as demo_corpus
+from collections_app.demo import retrieval
+from collections_app.models import Collection, Membership
+
+SLUG = "demo"
+POOL_NAME = "depth-10"
+QRELS_NAME = "prior-round"
+PRIOR_ROUND_TOPICS = 3
+ACCOUNTS = (("lead", "lead-demo-pass", Membership.Role.LEAD),
+            ("alice", "alice-demo-pass", Membership.Role.ASSESSOR),
+            ("bob", "bob-demo-pass", Membership.Role.ASSESSOR))
+
+
+@dataclass
+class DemoReport:
+    collection: Collection
+    steps: list[str] = field(default_factory=list)
+    accounts: tuple = ACCOUNTS
+
+
+def demo_setup(*, seed: int = 42, num_documents: int = 1200, num_topics: int = 10, depth: int = 100,
+               stdout=None) -> DemoReport:
+    """Create (or complete) the demo collection and its accounts; return what was done."""
+    from collections_app.services.collections import collection_create, membership_set
+
+    users = {}
+    User = get_user_model()
+    for username, password, _role in ACCOUNTS:
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            user = User.objects.create_user(username=username, password=password, email=f"{username}@example.org")
+        users[username] = user
+    collection = Collection.objects.filter(slug=SLUG).first()
+    report = DemoReport(collection=collection)  # type: ignore[arg-type]
+    if collection is None:
+        collection = collection_create(slug=SLUG, name="Demo collection", scale="graded",
+                                       description="Synthetic documents on six themes, with runs from TF-IDF, BM25 and query-likelihood variants.",
+                                       guidelines=_GUIDELINES, created_by=users["lead"])
+        report.steps.append("created collection demo")
+    report.collection = collection
+    for username, _password, role in ACCOUNTS:
+        if not Membership.objects.filter(collection=collection, user=users[username]).exists():
+            membership_set(collection=collection, user=users[username], role=role)
+    data = demo_corpus.generate(seed=seed, num_documents=num_documents, num_topics=num_topics)
+    with tempfile.TemporaryDirectory(prefix="qrelsmith-demo-") as tmp:
+        _load(collection=collection, data=data, tmp=Path(tmp), depth=depth, seed=seed,
+              lead=users["lead"], report=report)
+    return report
+
+
+def _load(*, collection, data, tmp: Path, depth: int, seed: int, lead, report: DemoReport) -> None:
+    from collections_app.services import imports
+    from collections_app.services.pools import pool_build
+
+    if not collection.topics.exists():
+        path = tmp / "topics.txt"
+        path.write_text("".join(_trec_topic(topic) for topic in data.topics), encoding="utf-8")
+        report.steps.append(imports.topics_import(collection=collection, source=path).line())
+    if not collection.documents.exists():
+        path = tmp / "documents.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            for doc in data.documents:
+                out.write(json.dumps(doc) + "\n")
+        report.steps.append(imports.documents_import(collection=collection, source=path).line())
+    existing = set(collection.runs.values_list("tag", flat=True))
+    for variant in retrieval.VARIANTS:
+        if variant.tag in existing:
+            continue
+        path = tmp / f"{variant.tag}.run"
+        rows = retrieval.run_variant(variant, data.documents, data.topics, depth=depth, seed=seed)
+        with path.open("w", encoding="utf-8") as out:
+            rank = 0
+            last_qid = None
+            for qid, docno, score in rows:
+                rank = rank + 1 if qid == last_qid else 1
+                last_qid = qid
+                out.write(f"{qid} Q0 {docno} {rank} {score:.6f} {variant.tag}\n")
+        summary = imports.runs_import(collection=collection, sources=[path], group=variant.group,
+                                      description=variant.description, user=lead)
+        report.steps.append(summary.line())
+    if not collection.qrels_sets.filter(name=QRELS_NAME).exists():
+        path = tmp / "prior-round.qrels"
+        with path.open("w", encoding="utf-8") as out:
+            for topic in data.topics[:PRIOR_ROUND_TOPICS]:
+                for docno, grade in _prior_judgments(data, topic["qid"]):
+                    out.write(f"{topic['qid']} 0 {docno} {grade}\n")
+        report.steps.append(imports.qrels_import(collection=collection, source=path, name=QRELS_NAME, user=lead).line())
+    if not collection.pools.filter(name=POOL_NAME).exists():
+        with transaction.atomic():
+            pool = pool_build(collection=collection, name=POOL_NAME, strategy="depth", depth=10, user=lead)
+        report.steps.append(f"pool {pool.name}: {pool.pairs.count()} pairs")
+
+
+def _prior_judgments(data, qid: str) -> list[tuple[str, int]]:
+    """Judge a deterministic slice of the documents for a topic: some relevant, some not."""
+    gold = data.gold[qid]
+    relevant = sorted(gold)[:15]
+    nonrelevant = [doc["docno"] for doc in data.documents if doc["docno"] not in gold][:10]
+    return [(docno, gold[docno]) for docno in relevant] + [(docno, 0) for docno in nonrelevant]
+
+
+def _trec_topic(topic: dict) -> str:
+    return (f"<top>\n<num> Number: {topic['qid']}\n<title> {topic['title']}\n\n"
+            f"<desc> Description:\n{topic['description']}\n\n<narr> Narrative:\n{topic['narrative']}\n</top>\n\n")
+
+
+_GUIDELINES = """Judge each document against the topic's description and narrative.
+3 = the document is mainly about exactly what the topic asks for;
+2 = clearly about it, with other matters too; 1 = related (same theme, passing mention);
+0 = not relevant. Judge the document itself, not what it might link to."""
