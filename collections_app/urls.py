@@ -1,8 +1,18 @@
-"""Lead pages for collections, runs and pools."""
+"""Lead pages for collections, uploads, jobs, pools and members."""
 from django.urls import path
 
 from collections_app import views
 
+prefix = "c/<slug:slug>/"
 urlpatterns = [
     path("", views.home, name="home"),
+    path("collections/new/", views.collection_create, name="collection-create"),
+    path(prefix, views.collection_detail, name="collection-detail"),
+    path(prefix + "upload/<str:kind>/", views.upload, name="collection-upload"),
+    path(prefix + "jobs/<int:pk>/", views.job_detail, name="job-detail"),
+    path(prefix + "pools/new/", views.pool_build, name="pool-build"),
+    path(prefix + "pools/<str:name>/", views.pool_detail, name="pool-detail"),
+    path(prefix + "pools/<str:name>/delete/", views.pool_delete, name="pool-delete"),
+    path(prefix + "runs/<str:tag>/delete/", views.run_delete, name="run-delete"),
+    path(prefix + "members/", views.members, name="collection-members"),
 ]

@@ -1,13 +1,183 @@
-"""Lead pages: thin views over selectors and services."""
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""Lead pages: thin views over selectors, forms and services.
 
-from collections_app.access import collections_visible_to
+Every view resolves its collection through ``collection_for_user``: outsiders get 404,
+assessors may look, only leads may change anything. Long work is handed to a job.
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from collections_app import forms, selectors
+from collections_app.access import collection_for_user, collections_visible_to, role_in
+from collections_app.models import Job, Membership, Run
+from collections_app.tasks import job_start
+
+UPLOAD_KINDS = {
+    "topics": (Job.Kind.TOPICS, "Topics", "TREC topic file (<top> … </top>), TSV (qid, title, …) or JSONL."),
+    "documents": (Job.Kind.DOCUMENTS, "Documents", "TREC <DOC> file, JSONL ({docno, title, text}) or TSV; .gz accepted."),
+    "runs": (Job.Kind.RUNS, "Runs", "TREC run files: qid Q0 docno rank score tag; one tag per file; .gz accepted."),
+    "qrels": (Job.Kind.QRELS, "Qrels", "TREC qrels: qid iteration docno grade, e.g. from an earlier round."),
+}
+PAIRS_PER_PAGE = 100
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """List the collections the user belongs to."""
-    collections = collections_visible_to(request.user).order_by("name")
-    return render(request, "collections_app/home.html", {"collections": collections})
+    """List the collections the user belongs to, with their sizes and the user's role."""
+    collections = (
+        collections_visible_to(request.user)
+        .annotate(
+            num_topics=Count("topics", distinct=True),
+            num_runs=Count("runs", distinct=True),
+            num_pools=Count("pools", distinct=True),
+        )
+        .order_by("name")
+    )
+    roles = selectors.roles_by_collection(request.user)
+    rows = [(collection, roles.get(collection.pk, "lead")) for collection in collections]
+    return render(request, "collections_app/home.html", {"rows": rows})
+
+
+@login_required
+def collection_create(request: HttpRequest) -> HttpResponse:
+    """Create a collection with a scale preset; the creator becomes its lead."""
+    from collections_app.services.collections import collection_create as create
+
+    form = forms.CollectionCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        collection = create(**form.cleaned_data, created_by=request.user)
+        messages.success(request, f"Collection {collection.slug} created. Upload topics, documents and runs next.")
+        return redirect("collection-detail", slug=collection.slug)
+    return render(request, "collections_app/collection_create.html", {"form": form})
+
+
+@login_required
+def collection_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """Show a collection's overview: topics, document count, runs, pools, qrels sets, members, jobs."""
+    collection = collection_for_user(request.user, slug)
+    context = {
+        "collection": collection,
+        "role": role_in(request.user, collection),
+        "topics": collection.topics.all(),
+        "num_documents": collection.documents.count(),
+        "runs": Run.objects.filter(collection=collection).order_by("tag"),
+        "pools": selectors.pools_for(collection),
+        "qrels_sets": collection.qrels_sets.order_by("imported_at"),
+        "members": selectors.members_of(collection),
+        "jobs": selectors.jobs_for(collection)[:10],
+    }
+    return render(request, "collections_app/collection_detail.html", context)
+
+
+@login_required
+def upload(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
+    """Accept an upload (topics, documents, runs or qrels) and hand it to a background job."""
+    if kind not in UPLOAD_KINDS:
+        raise Http404("No such upload.")
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    job_kind, label, help_text = UPLOAD_KINDS[kind]
+    form_class = forms.RunsUploadForm if kind == "runs" else forms.SingleUploadForm
+    form = form_class(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        uploads = data.pop("files") if kind == "runs" else [data.pop("file")]
+        job = job_start(collection=collection, kind=job_kind, uploads=uploads, parameters=data, user=request.user)
+        return redirect("job-detail", slug=collection.slug, pk=job.pk)
+    context = {"collection": collection, "form": form, "kind": kind, "label": label, "help_text": help_text}
+    return render(request, "collections_app/upload.html", context)
+
+
+@login_required
+def job_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Show a job's progress (the page polls the API) and then its result or its problems."""
+    collection = collection_for_user(request.user, slug)
+    job = get_object_or_404(Job, collection=collection, pk=pk)
+    return render(request, "collections_app/job_detail.html", {"collection": collection, "job": job})
+
+
+@login_required
+def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start a pool build as a background job."""
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    tags = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", flat=True))
+    form = forms.PoolBuildForm(request.POST or None, run_tags=tags)
+    if request.method == "POST" and form.is_valid():
+        job = job_start(collection=collection, kind=Job.Kind.POOL, parameters=form.parameters(), user=request.user)
+        return redirect("job-detail", slug=collection.slug, pk=job.pk)
+    return render(request, "collections_app/pool_build.html", {"collection": collection, "form": form})
+
+
+@login_required
+def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """Show a pool: per-topic sizes, per-run contributions and unique documents, and its pairs."""
+    from collections_app.pooling.stats import pool_stats
+
+    collection = collection_for_user(request.user, slug)
+    pool = get_object_or_404(selectors.pools_for(collection), name=name)
+    pairs = selectors.pool_pairs(pool)
+    qid = request.GET.get("qid")
+    if qid:
+        pairs = pairs.filter(topic__qid=qid)
+    page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "collection": collection, "pool": pool, "stats": pool_stats(pool), "page": page, "qid": qid or "",
+        "role": role_in(request.user, collection),
+    }
+    return render(request, "collections_app/pool_detail.html", context)
+
+
+@login_required
+@require_POST
+def pool_delete(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """Delete a pool that is not frozen."""
+    from collections_app.services.pools import pool_delete as delete
+
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    pool = get_object_or_404(collection.pools, name=name)
+    try:
+        delete(pool=pool)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("pool-detail", slug=slug, name=name)
+    messages.success(request, f"Pool {name} deleted.")
+    return redirect("collection-detail", slug=slug)
+
+
+@login_required
+@require_POST
+def run_delete(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
+    """Delete a run unless a frozen pool was built from it."""
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    run = get_object_or_404(Run, collection=collection, tag=tag)
+    if run.pools.filter(frozen=True).exists():
+        messages.error(request, f"Run {tag} contributed to a frozen pool and cannot be deleted.")
+    else:
+        run.delete()
+        messages.success(request, f"Run {tag} deleted.")
+    return redirect("collection-detail", slug=slug)
+
+
+@login_required
+def members(request: HttpRequest, slug: str) -> HttpResponse:
+    """List a collection's members; leads add people by username or change their role."""
+    from collections_app.services.collections import membership_set
+
+    collection = collection_for_user(request.user, slug)
+    is_lead = role_in(request.user, collection) == Membership.Role.LEAD
+    form = forms.MemberForm(request.POST or None)
+    if request.method == "POST":
+        collection = collection_for_user(request.user, slug, lead_only=True)
+        if form.is_valid():
+            user, role = form.cleaned_data["username"], form.cleaned_data["role"]
+            membership_set(collection=collection, user=user, role=role)
+            messages.success(request, f"{user.username} is now {role} of {collection.slug}.")
+            return redirect("collection-members", slug=slug)
+    context = {"collection": collection, "members": selectors.members_of(collection), "form": form, "is_lead": is_lead}
+    return render(request, "collections_app/members.html", context)

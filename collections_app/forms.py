@@ -1,0 +1,101 @@
+"""Forms of the lead pages; they validate input only, services do the work."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from collections_app import scales
+from collections_app.models import Collection, Membership, Pool
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file field that accepts several files (run uploads)."""
+
+    widget = MultipleFileInput
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, (list, tuple)):
+            return [single(item, initial) for item in data]
+        return [single(data, initial)]
+
+
+class CollectionCreateForm(forms.Form):
+    slug = forms.SlugField(max_length=100, help_text="Short name used in URLs and commands, e.g. trec-2026.")
+    name = forms.CharField(max_length=200, required=False)
+    scale = forms.ChoiceField(choices=[(key, value["label"]) for key, value in scales.PRESETS.items()],
+                              initial=scales.GRADED)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    guidelines = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), required=False,
+                                 help_text="Shown to assessors while they judge.")
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data["slug"]
+        if Collection.objects.filter(slug=slug).exists():
+            raise forms.ValidationError("A collection with this slug exists.", code="slug_taken")
+        return slug
+
+
+FORMAT_CHOICES = [("", "Detect from the file"), ("trec", "TREC"), ("tsv", "TSV"), ("jsonl", "JSONL")]
+
+
+class SingleUploadForm(forms.Form):
+    """Topics, documents or qrels: one file (plain or .gz)."""
+
+    file = forms.FileField()
+    format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
+    name = forms.CharField(max_length=200, required=False, help_text="Qrels only: name of the qrels set.")
+
+
+class RunsUploadForm(forms.Form):
+    files = MultipleFileField(help_text="One or many TREC run files (6 columns; .gz accepted).")
+    group = forms.CharField(max_length=200, required=False, help_text="Team or owner of these runs.")
+    description = forms.CharField(required=False)
+    replace = forms.BooleanField(required=False, help_text="Replace runs whose tag already exists.")
+
+
+class PoolBuildForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    strategy = forms.ChoiceField(choices=Pool.Strategy.choices, initial=Pool.Strategy.DEPTH)
+    depth = forms.IntegerField(min_value=1, required=False, initial=10)
+    budget = forms.IntegerField(min_value=1, required=False, help_text="Pairs per topic (budget and fusion).")
+    fusion = forms.ChoiceField(choices=[("rrf", "Reciprocal rank fusion"), ("combsum", "CombSUM"), ("borda", "Borda")])
+    order = forms.ChoiceField(choices=[("fused", "Fused score (likely relevant first)"), ("random", "Random")])
+    seed = forms.IntegerField(initial=0)
+    run_tags = forms.MultipleChoiceField(required=False, widget=forms.SelectMultiple(attrs={"size": 8}),
+                                         help_text="Leave empty for all runs.")
+    max_runs_per_group = forms.IntegerField(min_value=1, required=False)
+    exclude_judged = forms.BooleanField(required=False, initial=True, help_text="Leave out pairs already in imported qrels.")
+
+    def __init__(self, *args, run_tags: list[str] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["run_tags"].choices = [(tag, tag) for tag in run_tags]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("strategy") == Pool.Strategy.DEPTH and not data.get("depth"):
+            self.add_error("depth", "A depth pool needs a depth.")
+        if data.get("strategy") in (Pool.Strategy.BUDGET, Pool.Strategy.FUSION) and not data.get("budget"):
+            self.add_error("budget", "This strategy needs a budget per topic.")
+        return data
+
+    def parameters(self) -> dict:
+        """Return the keyword arguments for pool_build, leaving out what was not given."""
+        data = {key: value for key, value in self.cleaned_data.items() if value not in (None, "", [])}
+        data.setdefault("exclude_judged", False)
+        return data
+
+
+class MemberForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=Membership.Role.choices, initial=Membership.Role.ASSESSOR)
+
+    def clean_username(self):
+        user = get_user_model().objects.filter(username=self.cleaned_data["username"]).first()
+        if user is None:
+            raise forms.ValidationError("No user with this username.", code="unknown_user")
+        return user
