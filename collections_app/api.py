@@ -5,11 +5,12 @@ read, and only leads may change a collection.
 """
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics, status
+from rest_framework import exceptions, generics, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,11 +32,26 @@ class CollectionScoped:
     def collection(self, *, lead_only: bool = False) -> Collection:
         cache = f"_collection_{lead_only}"
         if not hasattr(self, cache):
-            setattr(self, cache, collection_for_user(self.request.user, self.kwargs["slug"], lead_only=lead_only))
+            # Re-raise as DRF exceptions so the error body carries its code like every other error.
+            try:
+                found = collection_for_user(self.request.user, self.kwargs["slug"], lead_only=lead_only)
+            except Http404:
+                raise exceptions.NotFound("No such collection.") from None
+            except DjangoPermissionDenied as exc:
+                raise exceptions.PermissionDenied(str(exc)) from None
+            setattr(self, cache, found)
         return getattr(self, cache)
 
     def collection_for_method(self) -> Collection:
         return self.collection(lead_only=self.request.method not in ("GET", "HEAD", "OPTIONS"))
+
+
+def get_object_or_404(queryset, **lookup):
+    """Return the one object matching the lookup or raise DRF's NotFound (the API's error shape)."""
+    obj = queryset.filter(**lookup).first()
+    if obj is None:
+        raise exceptions.NotFound(f"No such {queryset.model._meta.verbose_name}.")
+    return obj
 
 
 def _job_response(job: Job) -> Response:
@@ -193,7 +209,7 @@ class RunDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
     serializer_class = serializers.RunSerializer
 
     def get_object(self) -> Run:
-        return get_object_or_404(Run, collection=self.collection_for_method(), tag=self.kwargs["tag"])
+        return get_object_or_404(Run.objects.filter(collection=self.collection_for_method()), tag=self.kwargs["tag"])
 
     def perform_destroy(self, instance: Run) -> None:
         if instance.pools.filter(frozen=True).exists():
