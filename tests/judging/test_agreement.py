@@ -1,0 +1,384 @@
+"""Agreement statistics: worked examples, degenerate cases, and equality with the reference libraries."""
+from __future__ import annotations
+
+import warnings
+
+import krippendorff
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
+
+from judging.agreement import (
+    NO_OVERLAP,
+    ONE_CATEGORY,
+    agreement,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet_ac,
+    krippendorff_alpha,
+    pairwise_matrix,
+    per_group,
+    percent_agreement,
+    scott_pi,
+)
+from judging.agreement_data import (
+    BINARY_CATEGORIES,
+    binarize,
+    confusion_matrix,
+    dedupe_judgments,
+    rating_table,
+    table_to_labels,
+)
+
+GRADES = [0, 1, 2, 3]
+
+
+def triples_from_pair(a, b):
+    return [(i, "a", x) for i, x in enumerate(a)] + [(i, "b", y) for i, y in enumerate(b)]
+
+
+# --- worked examples from REFERENCE.md ----------------------------------------------------------
+
+def test_seed000_exercise_8_4_gives_kappa_minus_one_third_for_cohen_and_pooled():
+    # 12 documents: P(A) = 1/3 and both judges say relevant on half of them, so P(E) = 1/2.
+    a, b = table_to_labels([[2, 4], [4, 2]], categories=[0, 1])
+    for result in (cohen_kappa(a, b, categories=[0, 1]), scott_pi(a, b, categories=[0, 1])):
+        assert result.raw_agreement == pytest.approx(1 / 3)
+        assert result.chance_agreement == pytest.approx(1 / 2)
+        assert result.value == pytest.approx(-1 / 3)
+        assert result.n_items == 12
+
+
+def test_iir_table_8_2_pooled_is_0776_and_cohen_is_07761():
+    # Rows judge 1 (yes, no), columns judge 2: 300 both yes, 70 both no, 20 and 10 disagreements.
+    a, b = table_to_labels([[70, 10], [20, 300]], categories=[0, 1])
+    assert round(scott_pi(a, b, categories=[0, 1]).value, 3) == 0.776
+    assert round(cohen_kappa(a, b, categories=[0, 1]).value, 4) == 0.7761
+    assert cohen_kappa(a, b, categories=[0, 1]).raw_agreement == pytest.approx(0.925)
+
+
+def test_cohen_and_pooled_differ_when_marginals_differ():
+    a, b = table_to_labels([[45, 15], [25, 15]], categories=[0, 1])
+    assert round(cohen_kappa(a, b, categories=[0, 1]).value, 4) == 0.1304
+    assert round(scott_pi(a, b, categories=[0, 1]).value, 4) == 0.1209
+
+
+def test_kappa_paradox_skewed_table_gives_low_kappa_but_high_ac1():
+    a, b = table_to_labels([[80, 10], [5, 5]], categories=[0, 1])
+    kappa = cohen_kappa(a, b, categories=[0, 1])
+    ac1 = gwet_ac(triples_from_pair(a, b), categories=[0, 1])
+    assert kappa.raw_agreement == pytest.approx(0.85) and ac1.raw_agreement == pytest.approx(0.85)
+    assert round(kappa.value, 3) == 0.318
+    assert round(ac1.value, 3) == 0.808
+    assert kappa.prevalence[0] == pytest.approx(175 / 200)
+
+
+def test_equal_raw_agreement_gives_higher_kappa_on_a_balanced_table():
+    a, b = table_to_labels([[43, 8], [7, 42]], categories=[0, 1])
+    assert cohen_kappa(a, b, categories=[0, 1]).raw_agreement == pytest.approx(0.85)
+    assert round(cohen_kappa(a, b, categories=[0, 1]).value, 2) == 0.70
+
+
+def wikipedia_krippendorff_example():
+    # Krippendorff's published example (Wikipedia "Krippendorff's alpha"): 3 coders, 15 units, gaps.
+    nan = np.nan
+    return np.array([
+        [nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
+        [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
+        [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4],
+    ])
+
+
+def matrix_to_triples(data):
+    return [(u, c, int(data[c, u])) for c in range(data.shape[0]) for u in range(data.shape[1])
+            if not np.isnan(data[c, u])]
+
+
+def test_krippendorff_wikipedia_example_nominal_0691_interval_0811():
+    triples = matrix_to_triples(wikipedia_krippendorff_example())
+    nominal = krippendorff_alpha(triples, categories=[1, 2, 3, 4], level="nominal")
+    interval = krippendorff_alpha(triples, categories=[1, 2, 3, 4], level="interval")
+    assert round(nominal.value, 3) == 0.691
+    assert round(interval.value, 3) == 0.811
+    assert nominal.n_items == 12  # units with at least two values (3 are judged once or never)
+    assert nominal.n_raters == 3
+
+
+# --- degenerate cases ----------------------------------------------------------------------------
+
+def test_no_overlap_is_undefined_with_reason_not_a_crash():
+    result = cohen_kappa([1, None], [None, 0], categories=[0, 1])
+    assert result.value is None and result.undefined_reason == NO_OVERLAP and result.n_items == 0
+    assert krippendorff_alpha([("d1", "a", 1), ("d2", "b", 0)], categories=[0, 1]).undefined_reason == NO_OVERLAP
+    assert fleiss_kappa([], categories=[0, 1]).undefined_reason == NO_OVERLAP
+    assert gwet_ac([("d1", "a", 1)], categories=[0, 1]).undefined_reason == NO_OVERLAP
+
+
+def test_all_labels_identical_is_undefined_never_a_silent_one():
+    triples = triples_from_pair([1, 1, 1], [1, 1, 1])
+    results = [
+        cohen_kappa([1, 1, 1], [1, 1, 1], categories=[0, 1]),
+        cohen_kappa([2, 2, 2], [2, 2, 2], categories=GRADES, weights="quadratic"),
+        scott_pi([1, 1, 1], [1, 1, 1], categories=[0, 1]),
+        fleiss_kappa(triples, categories=[0, 1]),
+        krippendorff_alpha(triples, categories=[0, 1]),
+        gwet_ac(triples, categories=[0, 1]),
+    ]
+    for result in results:
+        assert result.value is None, result.statistic
+        assert result.undefined_reason == ONE_CATEGORY
+        assert result.raw_agreement == 1.0
+        assert result.n_items == 3
+
+
+def test_one_assessor_constant_and_the_other_varying_gives_kappa_zero():
+    result = cohen_kappa([1, 1, 1, 1], [1, 0, 1, 0], categories=[0, 1])
+    assert result.value == pytest.approx(0.0)
+    assert result.undefined_reason is None
+
+
+def test_percent_agreement_stays_defined_when_one_category_is_used():
+    assert percent_agreement([1, 1], [1, 1], categories=[0, 1]).value == 1.0
+
+
+def test_off_scale_label_is_rejected():
+    with pytest.raises(ValueError, match="not on the scale"):
+        cohen_kappa([0, 5], [0, 1], categories=[0, 1])
+    with pytest.raises(ValueError, match="two categories"):
+        cohen_kappa([0], [0], categories=[0])
+
+
+# --- data preparation ---------------------------------------------------------------------------
+
+def test_repeated_judgments_by_one_rater_keep_the_last_and_are_counted():
+    judgments = [("d1", "a", 1), ("d1", "b", 1), ("d1", "a", 0), ("d2", "a", 1), ("d2", "b", 1), ("d2", "b", 1)]
+    kept, dropped = dedupe_judgments(judgments)
+    assert dropped == 2
+    assert ("d1", "a", 0) in kept and ("d1", "a", 1) not in kept
+    result = agreement(judgments, statistic="cohen", categories=[0, 1])
+    assert result.duplicates_dropped == 2
+    assert result.n_items == 2 and result.raw_agreement == 0.5
+
+
+def test_binary_collapse_at_the_threshold_changes_graded_disagreement_into_agreement():
+    judgments = triples_from_pair([0, 2, 3, 1, 0], [0, 3, 2, 0, 1])
+    graded = agreement(judgments, statistic="cohen", categories=GRADES)
+    binary = agreement(binarize(judgments, threshold=2), statistic="cohen", categories=BINARY_CATEGORIES)
+    assert graded.raw_agreement == pytest.approx(0.2)
+    assert binary.raw_agreement == pytest.approx(1.0)
+    assert binary.value == pytest.approx(1.0)
+
+
+def test_confusion_matrix_counts_only_items_both_judged():
+    matrix = confusion_matrix([0, 3, 3, None, 1], [0, 2, 3, 1, None], categories=GRADES)
+    assert matrix.sum() == 3
+    assert matrix[3, 2] == 1 and matrix[3, 3] == 1 and matrix[0, 0] == 1
+
+
+# --- agreement with the reference libraries on generated data ------------------------------------
+
+def noisy_pair(rng, n, q, flip):
+    truth = rng.integers(0, q, size=n)
+    a = np.where(rng.random(n) < flip, rng.integers(0, q, size=n), truth)
+    b = np.where(rng.random(n) < flip, rng.integers(0, q, size=n), truth)
+    return a, b
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_cohen_kappa_equals_sklearn_on_generated_graded_labels_with_unused_grades(weights):
+    rng = np.random.default_rng(11)
+    scale = [0, 1, 2, 3, 4]
+    for _ in range(60):
+        a, b = noisy_pair(rng, int(rng.integers(5, 80)), 3, 0.5)
+        a[a == 2], b[b == 2] = 4, 4  # grades 2 and 3 unused: 4 must stay two steps beyond 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = cohen_kappa_score(a, b, labels=scale, weights=weights)
+        ours = cohen_kappa(a.tolist(), b.tolist(), categories=scale, weights=weights, ci=None)
+        if np.isnan(expected):
+            assert ours.value is None
+        else:
+            assert ours.value == pytest.approx(expected, abs=1e-12)
+
+
+def test_cohen_kappa_on_missing_labels_equals_sklearn_on_the_overlap():
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        a, b = noisy_pair(rng, 50, 4, 0.4)
+        a_list = [None if rng.random() < 0.2 else int(x) for x in a]
+        b_list = [None if rng.random() < 0.2 else int(x) for x in b]
+        both = [i for i in range(50) if a_list[i] is not None and b_list[i] is not None]
+        expected = cohen_kappa_score([a_list[i] for i in both], [b_list[i] for i in both], labels=GRADES,
+                                     weights="linear")
+        result = cohen_kappa(a_list, b_list, categories=GRADES, weights="linear", ci=None)
+        assert result.n_items == len(both)
+        assert result.value == pytest.approx(expected, abs=1e-12)
+
+
+def test_fleiss_kappa_equals_statsmodels_when_every_item_has_the_same_number_of_ratings():
+    rng = np.random.default_rng(21)
+    for _ in range(40):
+        n_raters = int(rng.integers(3, 7))
+        n_items = int(rng.integers(5, 60))
+        truth = rng.integers(0, 3, size=n_items)
+        data = np.array([np.where(rng.random(n_items) < 0.4, rng.integers(0, 4, n_items), truth)
+                         for _ in range(n_raters)]).T  # items × raters
+        counts, _ = aggregate_raters(data, n_cat=4)
+        triples = [(i, r, int(data[i, r])) for i in range(n_items) for r in range(n_raters)]
+        result = fleiss_kappa(triples, categories=GRADES, ci=None)
+        assert result.value == pytest.approx(sm_fleiss_kappa(counts, method="fleiss"), abs=1e-12)
+        assert result.n_items == n_items and result.n_raters == n_raters
+
+
+def test_fleiss_kappa_with_two_raters_and_full_overlap_equals_scotts_pi():
+    rng = np.random.default_rng(3)
+    a, b = noisy_pair(rng, 40, 3, 0.5)
+    pooled = scott_pi(a.tolist(), b.tolist(), categories=[0, 1, 2], ci=None).value
+    assert fleiss_kappa(triples_from_pair(a.tolist(), b.tolist()), categories=[0, 1, 2]).value == pytest.approx(pooled)
+
+
+def test_fleiss_kappa_with_unequal_rating_counts_leaves_out_single_ratings():
+    # d3 has one rating: it carries no agreement and must not change the value.
+    base = [("d1", "a", 1), ("d1", "b", 1), ("d1", "c", 0), ("d2", "a", 0), ("d2", "b", 0)]
+    with_single = base + [("d3", "a", 1)]
+    assert fleiss_kappa(with_single, categories=[0, 1]).value == pytest.approx(
+        fleiss_kappa(base, categories=[0, 1]).value)
+    assert fleiss_kappa(with_single, categories=[0, 1]).n_items == 2
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_krippendorff_alpha_equals_the_krippendorff_package_with_missing_judgments(level):
+    rng = np.random.default_rng(7)
+    scale = [1, 2, 3, 4, 5]
+    checked = 0
+    for _ in range(40):
+        n_raters, n_items = int(rng.integers(2, 6)), int(rng.integers(4, 40))
+        truth = rng.integers(1, 5, size=n_items)  # grade 5 rarely or never used
+        data = np.array([np.where(rng.random(n_items) < 0.4, rng.integers(1, 6, n_items), truth)
+                         for _ in range(n_raters)], dtype=float)
+        data[rng.random(data.shape) < 0.3] = np.nan
+        triples = matrix_to_triples(data)
+        ours = krippendorff_alpha(triples, categories=scale, level=level, ci=None)
+        if ours.value is None:
+            continue
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=scale)
+        assert ours.value == pytest.approx(expected, abs=1e-9)
+        checked += 1
+    assert checked >= 30
+
+
+def test_gwet_ac1_for_two_raters_matches_the_two_rater_formula():
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        a, b = noisy_pair(rng, 60, 3, 0.5)
+        p = confusion_matrix(a.tolist(), b.tolist(), categories=[0, 1, 2]) / 60
+        pi = (p.sum(0) + p.sum(1)) / 2
+        chance = (pi * (1 - pi)).sum() / 2
+        expected = (np.trace(p) - chance) / (1 - chance)
+        assert gwet_ac(triples_from_pair(a.tolist(), b.tolist()), categories=[0, 1, 2]).value == pytest.approx(expected)
+
+
+def test_gwet_ac2_weights_partial_credit_for_near_misses():
+    a, b = [0, 1, 2, 3, 0, 3], [1, 2, 3, 3, 0, 2]
+    triples = triples_from_pair(a, b)
+    ac1 = gwet_ac(triples, categories=GRADES)
+    ac2 = gwet_ac(triples, categories=GRADES, weights="quadratic")
+    assert ac2.statistic == "gwet_ac2" and ac1.statistic == "gwet_ac1"
+    assert ac2.raw_agreement > ac1.raw_agreement
+    assert ac2.value > ac1.value
+
+
+# --- confidence intervals ------------------------------------------------------------------------
+
+def test_bootstrap_interval_is_reproducible_with_a_seed_and_contains_the_estimate():
+    rng = np.random.default_rng(1)
+    a, b = noisy_pair(rng, 120, 4, 0.4)
+    triples = triples_from_pair(a.tolist(), b.tolist())
+    results = [
+        cohen_kappa(a.tolist(), b.tolist(), categories=GRADES, weights="linear", seed=4),
+        scott_pi(a.tolist(), b.tolist(), categories=GRADES, seed=4),
+        percent_agreement(a.tolist(), b.tolist(), categories=GRADES, seed=4),
+        fleiss_kappa(triples, categories=GRADES, seed=4),
+        krippendorff_alpha(triples, categories=GRADES, level="ordinal", seed=4),
+        gwet_ac(triples, categories=GRADES, seed=4),
+    ]
+    for result in results:
+        assert result.ci_low < result.value < result.ci_high, result.statistic
+        assert result.ci_high - result.ci_low < 0.4
+    again = cohen_kappa(a.tolist(), b.tolist(), categories=GRADES, weights="linear", seed=4)
+    other = cohen_kappa(a.tolist(), b.tolist(), categories=GRADES, weights="linear", seed=5)
+    assert (again.ci_low, again.ci_high) == (results[0].ci_low, results[0].ci_high)
+    assert (other.ci_low, other.ci_high) != (again.ci_low, again.ci_high)
+
+
+def test_bootstrap_interval_matches_a_plain_resampling_loop():
+    rng = np.random.default_rng(2)
+    a, b = noisy_pair(rng, 80, 2, 0.5)
+    fast = cohen_kappa(a.tolist(), b.tolist(), categories=[0, 1], n_boot=2000, seed=0)
+    loop = []
+    for _ in range(2000):
+        idx = rng.integers(0, 80, size=80)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loop.append(cohen_kappa_score(a[idx], b[idx], labels=[0, 1]))
+    low, high = np.nanpercentile(loop, [2.5, 97.5])
+    assert fast.ci_low == pytest.approx(low, abs=0.05)
+    assert fast.ci_high == pytest.approx(high, abs=0.05)
+
+
+def test_ci_can_be_switched_off():
+    result = cohen_kappa([0, 1, 1], [0, 1, 0], categories=[0, 1], ci=None)
+    assert result.ci_low is None and result.ci_method is None and result.value is not None
+
+
+# --- helpers for the dashboard -------------------------------------------------------------------
+
+def test_pairwise_matrix_gives_kappa_and_overlap_for_every_pair():
+    rng = np.random.default_rng(8)
+    judgments = []
+    for item in range(40):
+        truth = int(rng.integers(0, 4))
+        for rater in ("ann", "bob", "cat"):
+            if rater == "cat" and item >= 10:
+                continue
+            label = truth if rng.random() < 0.7 else int(rng.integers(0, 4))
+            judgments.append((item, rater, label))
+    judgments.append((99, "dan", 2))
+    matrix = pairwise_matrix(judgments, categories=GRADES, statistic="cohen", weights="quadratic")
+    assert matrix.raters == ("ann", "bob", "cat", "dan")
+    overlaps = matrix.overlaps()
+    assert overlaps[0, 1] == 40 and overlaps[0, 2] == 10 and overlaps[0, 3] == 0
+    ann = [lab for _, r, lab in judgments if r == "ann"]
+    bob = [lab for _, r, lab in judgments if r == "bob"]
+    assert matrix.values()[0, 1] == pytest.approx(cohen_kappa_score(ann, bob, labels=GRADES, weights="quadratic"))
+    assert np.isnan(matrix.values()[0, 3])
+    assert matrix.results[("ann", "dan")].undefined_reason == NO_OVERLAP
+    floored = pairwise_matrix(judgments, categories=GRADES, min_overlap=20)
+    assert floored.results[("ann", "cat")].value is None
+    assert "minimum 20" in floored.results[("ann", "cat")].undefined_reason
+
+
+def test_per_group_computes_agreement_per_topic():
+    judgments = triples_from_pair([0, 1, 0, 1], [0, 1, 0, 1]) + [
+        (("t2", i), r, lab) for i, (r, lab) in enumerate([("a", 0), ("b", 1)])]
+    judgments = [((("t1", i) if not isinstance(i, tuple) else i), r, lab) for i, r, lab in judgments]
+    by_topic = per_group(judgments, key=lambda item: item[0], categories=[0, 1], statistic="cohen")
+    assert by_topic["t1"].value == pytest.approx(1.0)
+    assert by_topic["t2"].value is None and by_topic["t2"].undefined_reason == NO_OVERLAP
+
+
+def test_agreement_dispatches_by_name_and_rejects_pair_statistics_on_three_raters():
+    triples = [(i, r, (i + (r == "c")) % 2) for i in range(6) for r in ("a", "b", "c")]
+    assert agreement(triples, statistic="fleiss", categories=[0, 1]).n_raters == 3
+    with pytest.raises(ValueError, match="pairwise_matrix"):
+        agreement(triples, statistic="cohen", categories=[0, 1])
+    with pytest.raises(ValueError, match="unknown statistic"):
+        agreement(triples, statistic="kendall", categories=[0, 1])
+
+
+def test_rating_table_keeps_the_whole_scale_and_marks_missing():
+    table = rating_table([("d1", "a", 3), ("d2", "b", 0)], categories=GRADES)
+    assert table.positions.tolist() == [[3, -1], [-1, 0]]
+    assert table.counts().tolist() == [[0, 0, 0, 1], [1, 0, 0, 0]]
