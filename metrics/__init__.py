@@ -1,1 +1,17 @@
-"""qrelsmith.metrics: trec_eval-exact evaluation of IR runs (no Django)."""
+"""qrelsmith.metrics: trec_eval-exact evaluation of IR runs (no Django).
+
+>>> from metrics import evaluate, qrels_from_dict, run_from_dict
+>>> res = evaluate(qrels_from_dict({"q": {"d1": 1}}), run_from_dict({"q": {"d1": 1.0}}), ["P.1"])
+>>> res.aggregate["P_1"]
+1.0
+"""
+
+from .evaluate import EvaluationResult, MissingTopicsWarning, evaluate, evaluate_many, results_to_csv, results_to_json
+from .io import MetricsInputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_arrays, run_from_dict
+from .registry import Measure, register, registry, resolve
+
+__all__ = [
+    "EvaluationResult", "Measure", "MetricsInputError", "MissingTopicsWarning", "Qrels", "Run", "evaluate",
+    "evaluate_many", "qrels_from_dict", "read_qrels", "read_run", "register", "registry", "resolve",
+    "results_to_csv", "results_to_json", "run_from_arrays", "run_from_dict",
+]

@@ -1,0 +1,1 @@
+"""Measure implementations, vectorised over all topics of one run (see ``batch.Batch``)."""

@@ -1,0 +1,198 @@
+"""Graded measures of trec_eval 10.0 (ndcg family) and the extras trec_eval lacks.
+
+``ndcg``, ``dcg``, ``ideal_dcg``, ``Rndcg`` and ``ndcg_rel`` accept trec_eval's gain
+remapping (``ndcg.1=0.5,2=2``): a level not listed keeps its grade as gain. The ideal
+ranking is built from every judged document of the topic. ``ndcg_cut`` always uses the
+raw grade as gain (as trec_eval's m_ndcg_cut.c does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .batch import Batch
+from .trec import _safe_div, fmt_cut
+
+
+def _gain_table(counts: np.ndarray, remap: dict[int, float]) -> tuple[dict[int, float], list[tuple[float, int]]]:
+    """Return {grade: gain} and the ideal (gain, count) list sorted by decreasing gain."""
+    gains = {int(k): float(v) for k, v in remap.items()}
+    ideal = []
+    for lvl, n in enumerate(counts.tolist()):
+        g = gains.setdefault(lvl, float(lvl))
+        if n:
+            ideal.append((g, n))
+    ideal.sort(key=lambda x: -x[0])
+    return gains, ideal
+
+
+def _gain_matrix(b: Batch, remap: dict[int, float]) -> tuple[np.ndarray, list[np.ndarray]]:
+    T = len(b.qids)
+    G = np.zeros(b.rel.shape)
+    ideals = []
+    for t in range(T):
+        gains, ideal = _gain_table(b.level_counts[t], remap)
+        row = b.rel[t]
+        if remap:
+            g = np.zeros(len(row))
+            for lvl, val in gains.items():
+                g[row == lvl] = val
+        else:
+            g = np.where(row > 0, row, 0).astype(np.float64)
+        G[t] = g
+        ig = np.concatenate([np.full(n, gv) for gv, n in ideal if gv > 0]) if ideal else np.zeros(0)
+        ideals.append(ig)
+    return G, ideals
+
+
+def _disc(n: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
+
+
+def _dcg_ideal(b: Batch, params) -> tuple[np.ndarray, np.ndarray]:
+    remap = dict(params or {})
+    G, ideals = _gain_matrix(b, remap)
+    dcg = (G * b.discount).sum(axis=1) if b.depth else np.zeros(len(b.qids))
+    idcg = np.array([(ig * _disc(len(ig))).sum() for ig in ideals]) if ideals else np.zeros(0)
+    return dcg, idcg
+
+
+def ndcg(b: Batch, params):
+    dcg, idcg = _dcg_ideal(b, params)
+    return [("ndcg", _safe_div(dcg, np.where(idcg > 0, idcg, 0)))]
+
+
+def dcg(b: Batch, params):
+    return [("dcg", _dcg_ideal(b, params)[0])]
+
+
+def ideal_dcg(b: Batch, params):
+    return [("ideal_dcg", _dcg_ideal(b, params)[1])]
+
+
+def ndcg_cut(b: Batch, params):
+    T = len(b.qids)
+    G = np.where(b.rel > 0, b.rel, 0).astype(np.float64)
+    wg = G * b.discount if b.depth else G
+    cum = np.cumsum(wg, axis=1) if b.depth else np.zeros((T, 0))
+    ideals = []
+    for t in range(T):
+        c = b.level_counts[t]
+        levels = np.repeat(np.arange(len(c)), c)[::-1]
+        levels = levels[levels > 0].astype(np.float64)
+        ideals.append(np.cumsum(levels * _disc(len(levels))))
+    out = []
+    for k in params:
+        d = cum[:, min(k, b.depth) - 1] if b.depth else np.zeros(T)
+        i = np.array([ic[min(k, len(ic)) - 1] if len(ic) else 0.0 for ic in ideals])
+        out.append((f"ndcg_cut_{k}", _safe_div(d, i)))
+    return out
+
+
+def _ideal_list(b: Batch, t: int, remap) -> tuple[dict[int, float], list[float]]:
+    gains, ideal = _gain_table(b.level_counts[t], dict(remap or {}))
+    lst = []
+    for g, n in ideal:
+        if g > 0:
+            lst.extend([g] * n)
+    return gains, lst
+
+
+def rndcg(b: Batch, params):
+    """trec_eval's experimental Rndcg: ndcg averaged at each change of ideal gain level."""
+    out = np.zeros(len(b.qids))
+    for t in range(len(b.qids)):
+        if b.num_rel[t] == 0:
+            continue
+        gains, ideal = _ideal_list(b, t, params)
+        row = b.rel[t, : int(b.num_ret[t])].tolist()
+        nret = len(row)
+
+        def ideal_at(i: int) -> float:
+            return ideal[i] if i < len(ideal) else 0.0
+
+        res = ideal_d = s = 0.0
+        changes = 0
+        old = ig = ideal_at(0)
+        i = 0
+        while i < nret and ig > 0:
+            g = gains.get(row[i], 0.0)
+            ig = ideal_at(i)
+            if ig != old:
+                if ideal_d > 0:
+                    s += res / ideal_d
+                    changes += 1
+                old = ig
+            if g != 0:
+                res += g / np.log2(i + 2)
+            if ig > 0:
+                ideal_d += ig / np.log2(i + 2)
+            i += 1
+        if i < nret:
+            while i < nret:
+                g = gains.get(row[i], 0.0)
+                if g != 0:
+                    res += g / np.log2(i + 2)
+                i += 1
+            if ideal_d > 0:
+                s += res / ideal_d
+                changes += 1
+        while ig > 0:
+            ig = ideal_at(i)
+            if ig != old:
+                if ideal_d > 0:
+                    s += res / ideal_d
+                    changes += 1
+                old = ig
+            if ig > 0:
+                ideal_d += ig / np.log2(i + 2)
+            i += 1
+        out[t] = s / changes if changes else 0.0
+    return [("Rndcg", out)]
+
+
+def ndcg_rel(b: Batch, params):
+    """trec_eval's experimental ndcg_rel: ndcg averaged over the ranks of relevant documents."""
+    out = np.zeros(len(b.qids))
+    for t in range(len(b.qids)):
+        gains, ideal = _ideal_list(b, t, params)
+        if not ideal:
+            continue
+        row = b.rel[t, : int(b.num_ret[t])].tolist()
+        res = ideal_d = s = 0.0
+        n_rel_ret = 0
+        for i in range(len(row)):
+            g = gains.get(row[i], 0.0)
+            if g != 0:
+                res += g / np.log2(i + 2)
+            if i < len(ideal):
+                ideal_d += ideal[i] / np.log2(i + 2)
+            if g > 0:
+                s += res / ideal_d
+                n_rel_ret += 1
+        for i in range(len(row), len(ideal)):
+            ideal_d += ideal[i] / np.log2(i + 2)
+        s += (len(ideal) - n_rel_ret) * res / ideal_d
+        out[t] = s / len(ideal) if s > 0 else 0.0
+    return [("ndcg_rel", out)]
+
+
+def judged_at(b: Batch, params):
+    """Fraction of the top k that appears in the qrels (any grade); divides by k."""
+    judged = (b.rel >= 0) | (b.rel == -2)
+    cum = np.cumsum(judged, axis=1) if b.depth else None
+    out = []
+    for k in params:
+        v = cum[:, min(k, b.depth) - 1] / float(k) if b.depth else np.zeros(len(b.qids))
+        out.append((f"judged_{k}", v))
+    return out
+
+
+def rbp(b: Batch, params):
+    """Rank-biased precision (Moffat & Zobel 2008): (1-p) Σ rel_i p^(i-1), binary rel at -l."""
+    out = []
+    for p in params:
+        w = (1 - p) * p ** np.arange(b.depth, dtype=np.float64)
+        v = (b.isrel * w).sum(axis=1) if b.depth else np.zeros(len(b.qids))
+        out.append((f"rbp_{fmt_cut(p)}", v))
+    return out

@@ -1,0 +1,191 @@
+"""The measure registry shared by the CLI and the web app: names, parameters, aggregation.
+
+A *family* (``P``, ``ndcg_cut``, ``ndcg`` …) is one registry entry; a request such as
+``P.5,10`` or ``P_10`` selects a family with parameters, and the family produces one
+output per parameter (``P_5``, ``P_10``) in trec_eval's names and print order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from .measures import gain, trec
+
+CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """Describe one measure family.
+
+    ``param_kind`` is one of ``none``, ``ints`` (rank cutoffs), ``floats`` (real cutoffs or
+    coefficients) or ``gains`` (``level=gain`` pairs). ``aggregate`` is ``mean``, ``sum``,
+    ``gmean`` (trec_eval's geometric mean with floor 1e-5) or ``none`` (per-topic only).
+    """
+
+    name: str
+    description: str
+    func: Callable
+    param_kind: str = "none"
+    defaults: tuple = ()
+    aggregate: str = "mean"
+    higher_is_better: bool = True
+    trec: bool = True
+    output_kind: str = "float"  # float | int | str
+
+    def parse_params(self, text: str | None) -> tuple:
+        """Parse trec_eval's parameter text (``5,10`` or ``1=0.5,2=2``) or return the defaults."""
+        if text is None or text == "":
+            return self.defaults
+        parts = [p for p in text.split(",") if p != ""]
+        try:
+            if self.param_kind == "ints":
+                vals = tuple(sorted({int(p) for p in parts}))
+                if any(v <= 0 for v in vals):
+                    raise ValueError("cutoffs must be positive")
+                return vals
+            if self.param_kind == "floats":
+                return tuple(float(p) for p in parts)
+            if self.param_kind == "gains":
+                pairs = []
+                for p in parts:
+                    lvl, _, g = p.partition("=")
+                    pairs.append((int(lvl), float(g)))
+                return tuple(pairs)
+        except ValueError as exc:
+            raise ValueError(f"bad parameters {text!r} for measure {self.name}: {exc}") from None
+        raise ValueError(f"measure {self.name} takes no parameters")
+
+
+_REG: dict[str, Measure] = {}
+
+
+def register(measure: Measure) -> Measure:
+    """Add a measure family to the registry (later registrations of the same name replace it)."""
+    _REG[measure.name] = measure
+    return measure
+
+
+def _m(name, desc, func, kind="none", defaults=(), agg="mean", hib=True, trec_=True, out="float"):
+    register(Measure(name, desc, func, kind, tuple(defaults), agg, hib, trec_, out))
+
+
+# trec_eval 10.0 print order (measures.c), then the extras.
+_m("num_q", "Number of topics evaluated", trec.num_q, agg="sum", out="int")
+_m("num_ret", "Number of documents retrieved", trec.num_ret, agg="sum", out="int")
+_m("num_rel", "Number of relevant documents in the qrels", trec.num_rel, agg="sum", out="int")
+_m("num_rel_ret", "Number of relevant documents retrieved", trec.num_rel_ret, agg="sum", out="int")
+_m("map", "Mean average precision (AP over all relevant documents)", trec.map_)
+_m("gm_map", "Geometric mean of AP (floor 1e-5)", trec.gm_map, agg="gmean")
+_m("Rprec", "Precision after R documents, R = number relevant", trec.rprec)
+_m("bpref", "Binary preference (Buckley & Voorhees 2004), unjudged documents skipped", trec.bpref)
+_m("recip_rank", "Reciprocal rank of the first relevant document", trec.recip_rank)
+_m("iprec_at_recall", "Interpolated precision at recall levels (10.0 rounding: lround(pct*R))",
+   trec.iprec_at_recall, "floats", RECALL_POINTS)
+_m("P", "Precision at rank cutoffs (divides by k)", trec.p_at, "ints", CUTS)
+_m("relstring", "Relevance values of the top N documents as a string (per topic only)", trec.relstring,
+   "floats", (10,), agg="none", out="str")
+_m("recall", "Recall at rank cutoffs (divides by number relevant)", trec.recall_at, "ints", CUTS)
+_m("infAP", "Inferred AP (Yilmaz & Aslam); negative grades = pooled but unjudged", trec.infap)
+_m("gm_bpref", "Geometric mean of bpref", trec.gm_bpref, agg="gmean")
+_m("Rprec_mult", "Precision at multiples of R (cutoff (long)(m*R+0.9))", trec.rprec_mult, "floats",
+   (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
+_m("utility", "Linear utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", trec.utility, "floats",
+   (1.0, -1.0, 0.0, 0.0))
+_m("11pt_avg", "Mean interpolated precision over the 11 recall points", trec.eleven_pt_avg, "floats",
+   RECALL_POINTS)
+_m("dcg", "Discounted cumulative gain (linear gain, log2(rank+1))", gain.dcg, "gains")
+_m("ideal_dcg", "DCG of the ideal ranking of all judged documents", gain.ideal_dcg, "gains")
+_m("ndcg", "Normalised DCG over the whole ranking (Järvelin & Kekäläinen); gains remappable", gain.ndcg, "gains")
+_m("ndcg_rel", "nDCG averaged over relevant documents (trec_eval experimental)", gain.ndcg_rel, "gains")
+_m("Rndcg", "nDCG averaged at R-level changes (trec_eval experimental)", gain.rndcg, "gains")
+_m("ndcg_cut", "nDCG at rank cutoffs (raw grade as gain)", gain.ndcg_cut, "ints", CUTS)
+_m("map_cut", "AP truncated at rank cutoffs", trec.map_cut, "ints", CUTS)
+_m("relative_P", "Precision at k divided by min(k, R)", trec.relative_p, "ints", CUTS)
+_m("success", "1 if a relevant document is in the top k", trec.success, "ints", (1, 5, 10))
+_m("set_P", "Precision of the whole retrieved set", trec.set_p)
+_m("set_relative_P", "Relevant retrieved / min(retrieved, R)", trec.set_relative_p)
+_m("set_recall", "Recall of the whole retrieved set", trec.set_recall)
+_m("set_map", "set_P * set_recall", trec.set_map)
+_m("set_F", "F-measure of the retrieved set (beta parameter, default 1)", trec.set_f, "floats", (1.0,))
+_m("num_nonrel_judged_ret", "Number of judged non-relevant documents retrieved", trec.num_nonrel_judged_ret,
+   agg="sum", hib=False, out="int")
+_m("judged", "Fraction of the top k present in the qrels (judged@k)", gain.judged_at, "ints", (10,), trec_=False)
+_m("rbp", "Rank-biased precision (Moffat & Zobel 2008), persistence p, binary relevance", gain.rbp, "floats",
+   (0.8,), trec_=False)
+
+OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+            "iprec_at_recall", "P")
+# trec_eval's all_trec minus binG and G (not implemented here) and runid (printed by the CLI).
+ALL_TREC = tuple(n for n in _REG if _REG[n].trec)
+NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC}
+
+
+def registry() -> dict[str, Measure]:
+    """Return the registered families in print order."""
+    return dict(_REG)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One requested measure family with resolved parameters."""
+
+    measure: Measure
+    params: tuple = field(default=())
+
+    @property
+    def name(self) -> str:
+        return self.measure.name
+
+
+def _order(name: str) -> int:
+    return list(_REG).index(name)
+
+
+def resolve(specs: Iterable[str]) -> list[Request]:
+    """Resolve trec_eval measure specs into requests, merged per family and in print order.
+
+    >>> [(r.name, r.params) for r in resolve(["P.10,5", "map", "P_20"])]
+    [('map', ()), ('P', (5, 10, 20))]
+    """
+    merged: dict[str, list] = {}
+    for spec in specs:
+        spec = spec.strip()
+        if spec in NICKNAMES:
+            for n in NICKNAMES[spec]:
+                merged.setdefault(n, [])
+            continue
+        fam, params = _split_spec(spec)
+        m = _REG[fam]
+        vals = m.parse_params(params)
+        merged.setdefault(fam, [])
+        if params:
+            merged[fam].append(vals)
+    out = []
+    for fam in sorted(merged, key=_order):
+        m = _REG[fam]
+        given = merged[fam]
+        if not given:
+            params = m.defaults
+        elif m.param_kind == "ints":
+            params = tuple(sorted({v for g in given for v in g}))
+        else:
+            params = given[-1]
+        out.append(Request(m, params))
+    return out
+
+
+def _split_spec(spec: str) -> tuple[str, str | None]:
+    if spec in _REG:
+        return spec, None
+    if "." in spec:
+        fam, _, params = spec.partition(".")
+        if fam in _REG:
+            return fam, params
+    # underscore form: P_10, ndcg_cut_10, iprec_at_recall_0.50, Rprec_mult_0.20
+    for fam in sorted(_REG, key=len, reverse=True):
+        if spec.startswith(fam + "_") and _REG[fam].param_kind in ("ints", "floats"):
+            return fam, spec[len(fam) + 1:]
+    raise ValueError(f"unknown measure {spec!r}")
