@@ -108,7 +108,7 @@ def rndcg(b: Batch, params):
         row = b.rel[t, : int(b.num_ret[t])].tolist()
         nret = len(row)
 
-        def ideal_at(i: int) -> float:
+        def ideal_at(i: int, ideal: list[float] = ideal) -> float:
             return ideal[i] if i < len(ideal) else 0.0
 
         res = ideal_d = s = 0.0

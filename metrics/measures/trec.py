@@ -98,7 +98,7 @@ def _interpolated(b: Batch) -> np.ndarray:
     return np.maximum.accumulate(p[:, ::-1], axis=1)[:, ::-1]
 
 
-def _iprec_values(b: Batch, percents) -> list[np.ndarray]:
+def _iprec_values(b: Batch, percents, cutoff=None) -> list[np.ndarray]:
     # trec_eval 10: cutoff in relevant documents is lround(pct * R) (9.x: (long)(pct*R + 0.9)).
     T = len(b.qids)
     out = [np.zeros(T) for _ in percents]
@@ -112,7 +112,8 @@ def _iprec_values(b: Batch, percents) -> list[np.ndarray]:
     first = np.argmax(b.isrel, axis=1)
     base = np.where(nrr > 0, interp[np.arange(T), first], _safe_div(nrr, b.num_ret))
     for j, pct in enumerate(percents):
-        cut = np.array([_lround(pct * r) for r in R.tolist()], dtype=np.int64)
+        rnd = cutoff or _lround
+        cut = np.array([rnd(pct * r) for r in R.tolist()], dtype=np.int64)
         vals = np.zeros(T)
         zero = cut <= 0
         vals[zero] = base[zero]
