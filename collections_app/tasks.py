@@ -165,10 +165,9 @@ def _remove_files(job: Job) -> None:
 
 
 def _describe_failure(exc: Exception) -> tuple[list[str], str]:
-    from collections_app.importers.errors import ImportFailed
-
-    if isinstance(exc, ImportFailed):
-        problems = [str(problem) for problem in exc.problems]
+    problems = getattr(exc, "problems", None)
+    if problems is not None:  # ImportFailed (collections_app.importers.errors)
+        problems = [str(problem) for problem in problems]
         if not problems:
             problems = [str(exc)]
         elif len(problems) > MAX_ERRORS_SHOWN:
@@ -182,12 +181,13 @@ def _describe_failure(exc: Exception) -> tuple[list[str], str]:
 class _ProgressRecorder:
     """Callable passed to services as ``progress(done, total)``; throttles the row updates."""
 
-    def __init__(self, job_id: int) -> None:
+    def __init__(self, job_id: int, *, clock=time.monotonic) -> None:
         self.job_id = job_id
-        self.last = 0.0
+        self.clock = clock
+        self.last = float("-inf")
 
     def __call__(self, done: int, total: int | None = None) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if now - self.last < PROGRESS_INTERVAL_SECONDS:
             return
         self.last = now
