@@ -50,7 +50,7 @@ def collection_create(request: HttpRequest) -> HttpResponse:
     """Create a collection with a scale preset; the creator becomes its lead."""
     from collections_app.services.collections import collection_create as create
 
-    form = forms.CollectionCreateForm(request.POST or None)
+    form = forms.CollectionCreateForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         collection = create(**form.cleaned_data, created_by=request.user)
         messages.success(request, f"Collection {collection.slug} created. Upload topics, documents and runs next.")
@@ -84,7 +84,7 @@ def upload(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     collection = collection_for_user(request.user, slug, lead_only=True)
     job_kind, label, help_text = UPLOAD_KINDS[kind]
     form_class = forms.RunsUploadForm if kind == "runs" else forms.SingleUploadForm
-    form = form_class(request.POST or None, request.FILES or None)
+    form = form_class(request.POST, request.FILES) if request.method == "POST" else form_class()
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         uploads = data.pop("files") if kind == "runs" else [data.pop("file")]
@@ -107,7 +107,7 @@ def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
     """Start a pool build as a background job."""
     collection = collection_for_user(request.user, slug, lead_only=True)
     tags = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", flat=True))
-    form = forms.PoolBuildForm(request.POST or None, run_tags=tags)
+    form = forms.PoolBuildForm(request.POST if request.method == "POST" else None, run_tags=tags)
     if request.method == "POST" and form.is_valid():
         job = job_start(collection=collection, kind=Job.Kind.POOL, parameters=form.parameters(), user=request.user)
         return redirect("job-detail", slug=collection.slug, pk=job.pk)
@@ -171,7 +171,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
 
     collection = collection_for_user(request.user, slug)
     is_lead = role_in(request.user, collection) == Membership.Role.LEAD
-    form = forms.MemberForm(request.POST or None)
+    form = forms.MemberForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         collection = collection_for_user(request.user, slug, lead_only=True)
         if form.is_valid():
