@@ -153,3 +153,25 @@ def test_lead_adds_a_member_through_the_page(as_lead, seeded, mallory):
 def test_adding_an_unknown_username_shows_an_error(as_lead, seeded):
     response = as_lead.post("/c/demo/members/", {"username": "ghost", "role": "assessor"})
     assert "No user with this username." in response.content.decode()
+
+
+def test_pool_page_uses_a_constant_number_of_queries(as_lead, seeded, django_assert_max_num_queries):
+    with django_assert_max_num_queries(14):
+        assert as_lead.get("/c/demo/pools/p10/").status_code == 200
+
+
+def test_an_unfinished_job_page_polls_the_job_endpoint(as_lead, seeded, collection):
+    job = Job.objects.create(collection=collection, kind=Job.Kind.RUNS, progress_done=30, progress_total=120,
+                             status=Job.Status.RUNNING)
+    page = as_lead.get(f"/c/demo/jobs/{job.pk}/").content.decode()
+    assert f'data-url="/api/collections/demo/jobs/{job.pk}/"' in page
+    assert "<progress" in page and 'value="25"' in page and "30 / 120" in page
+
+
+def test_another_collections_job_is_404(as_lead, seeded, mallory):
+    from tests.conftest import make_collection
+
+    other = make_collection("other", lead=mallory)
+    job = Job.objects.create(collection=other, kind=Job.Kind.RUNS)
+    assert as_lead.get(f"/c/demo/jobs/{job.pk}/").status_code == 404
+    assert as_lead.get(f"/api/collections/demo/jobs/{job.pk}/").status_code == 404
