@@ -382,3 +382,27 @@ def test_rating_table_keeps_the_whole_scale_and_marks_missing():
     table = rating_table([("d1", "a", 3), ("d2", "b", 0)], categories=GRADES)
     assert table.positions.tolist() == [[3, -1], [-1, 0]]
     assert table.counts().tolist() == [[0, 0, 0, 1], [1, 0, 0, 0]]
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_cohen_standard_error_equals_statsmodels(weights):
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
+
+    rng = np.random.default_rng(17)
+    for _ in range(20):
+        a, b = noisy_pair(rng, int(rng.integers(20, 120)), 4, 0.5)
+        table = confusion_matrix(a.tolist(), b.tolist(), categories=GRADES)
+        ours = cohen_kappa(a.tolist(), b.tolist(), categories=GRADES, weights=weights, ci="analytic")
+        theirs = sm_cohens_kappa(table, wt=weights) if weights else sm_cohens_kappa(table)
+        assert ours.value == pytest.approx(theirs.kappa, abs=1e-12)
+        assert ours.std_error == pytest.approx(theirs.std_kappa, rel=1e-9)
+        assert ours.ci_low == pytest.approx(theirs.kappa_low, rel=1e-9)
+        assert ours.ci_high == pytest.approx(theirs.kappa_upp, rel=1e-9)
+        assert ours.ci_method.startswith("analytic")
+
+
+def test_analytic_interval_is_offered_only_for_cohens_kappa():
+    with pytest.raises(ValueError, match="Cohen"):
+        scott_pi([0, 1, 1], [0, 1, 0], categories=[0, 1], ci="analytic")
+    with pytest.raises(ValueError, match="Cohen"):
+        agreement([(1, "a", 0), (1, "b", 1)], statistic="fleiss", categories=[0, 1], ci="analytic")
