@@ -168,10 +168,12 @@ def _describe_failure(exc: Exception) -> tuple[list[str], str]:
     problems = getattr(exc, "problems", None)
     if problems is not None:  # ImportFailed (collections_app.importers.errors)
         problems = [str(problem) for problem in problems]
+        total = max(getattr(exc, "total", None) or 0, len(problems))
         if not problems:
             problems = [str(exc)]
-        elif len(problems) > MAX_ERRORS_SHOWN:
-            problems = problems[:MAX_ERRORS_SHOWN] + [f"... and {len(problems) - MAX_ERRORS_SHOWN} more"]
+        problems = problems[:MAX_ERRORS_SHOWN]
+        if total > len(problems):
+            problems.append(f"... and {total - len(problems)} more")
         return problems, getattr(exc, "code", "") or "invalid_file"
     if isinstance(exc, ValidationError):
         return list(exc.messages), getattr(exc, "code", None) or "invalid"

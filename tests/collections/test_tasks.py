@@ -56,13 +56,13 @@ def test_an_unexpected_error_ends_the_job_as_failed_without_details_leaking(coll
 
 
 def test_many_problems_are_capped_with_a_count_of_the_rest():
-    class Failed(Exception):
-        code = "invalid_file"
-        problems = [f"f:{i}: bad" for i in range(1, 81)]
+    from collections_app.importers.errors import ImportFailed, ImportProblem
 
-    errors, code = tasks._describe_failure(Failed())
+    problems = [ImportProblem(file="f", line=i, message="bad") for i in range(1, 201)]
+    errors, code = tasks._describe_failure(ImportFailed(problems, code="invalid_file", total=500))
     assert code == "invalid_file"
-    assert len(errors) == tasks.MAX_ERRORS_SHOWN + 1 and errors[-1] == "... and 30 more"
+    assert errors[0] == "f:1: bad"
+    assert len(errors) <= tasks.MAX_ERRORS_SHOWN + 1 and errors[-1] == f"... and {500 - len(errors) + 1} more"
 
 
 def test_progress_is_recorded_but_throttled(collection):
