@@ -224,3 +224,21 @@ def test_empty_input_gives_an_empty_aggregate():
     for aggregate in (majority_vote([], categories=[0, 1]), dawid_skene([], categories=[0, 1]),
                       gold_weighted_vote([], gold={}, categories=[0, 1])):
         assert aggregate.labels == {} and not aggregate.collapsed
+
+
+def test_dawid_skene_on_a_graded_scale_with_an_unused_grade_agrees_with_crowdkit():
+    judgments, truth = planted_crowd(61, scale=(0, 1, 2, 3), n_items=250)
+    judgments = [(i, w, 4 if lab == 3 else lab) for i, w, lab in judgments]  # grade 3 unused, 4 used
+    ours = dawid_skene(judgments, categories=[0, 1, 2, 3, 4])
+    theirs = DawidSkene(n_iter=100).fit_predict(as_frame(judgments))
+    assert np.mean([ours.labels[item].label == int(label) for item, label in theirs.items()]) >= 0.97
+    assert 3 not in {x.label for x in ours.labels.values()}
+    assert ours.label_distribution()[3] == 0
+
+
+def test_module_doctests_pass():
+    import doctest
+
+    import judging.aggregation as module
+
+    assert doctest.testmod(module).failed == 0

@@ -6,6 +6,8 @@ import warnings
 import krippendorff
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
@@ -406,3 +408,106 @@ def test_analytic_interval_is_offered_only_for_cohens_kappa():
         scott_pi([0, 1, 1], [0, 1, 0], categories=[0, 1], ci="analytic")
     with pytest.raises(ValueError, match="Cohen"):
         agreement([(1, "a", 0), (1, "b", 1)], statistic="fleiss", categories=[0, 1], ci="analytic")
+
+
+# --- plain, obviously-correct loops for the many-rater statistics with missing judgments ---------
+
+def plain_gwet(data, scale, weights):
+    """Gwet (2014) AC1/AC2 by loops over a raters × items matrix with NaN gaps."""
+    q = len(scale)
+    w = np.eye(q) if weights is None else np.array(
+        [[1 - (abs(k - m) / (q - 1)) ** (1 if weights == "linear" else 2) for m in range(q)] for k in range(q)])
+    per_item = []
+    for column in data.T:
+        given = [scale.index(int(v)) for v in column if not np.isnan(v)]
+        if given:
+            per_item.append([given.count(k) for k in range(q)])
+    pa_terms, pi = [], np.zeros(q)
+    for r in per_item:
+        r_i = sum(r)
+        pi += np.array(r) / r_i / len(per_item)
+        if r_i >= 2:
+            pa_terms.append(sum(r[k] * (sum(w[k, m] * r[m] for m in range(q)) - 1) for k in range(q)) / (r_i * (r_i - 1)))
+    pa = np.mean(pa_terms)
+    pe = w.sum() / (q * (q - 1)) * sum(p * (1 - p) for p in pi)
+    return (pa - pe) / (1 - pe)
+
+
+def plain_fleiss(data, scale):
+    """Fleiss' κ by loops, over items with at least two ratings, ratings pooled for the marginals."""
+    rows = []
+    for column in data.T:
+        given = [scale.index(int(v)) for v in column if not np.isnan(v)]
+        if len(given) >= 2:
+            rows.append([given.count(k) for k in range(len(scale))])
+    p_i = [sum(c * (c - 1) for c in r) / (sum(r) * (sum(r) - 1)) for r in rows]
+    totals = np.sum(rows, axis=0)
+    pe = sum((t / totals.sum()) ** 2 for t in totals)
+    return (np.mean(p_i) - pe) / (1 - pe)
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_gwet_ac_with_missing_judgments_equals_a_plain_loop(weights):
+    rng = np.random.default_rng(13)
+    for _ in range(25):
+        n_raters, n_items = int(rng.integers(2, 6)), int(rng.integers(5, 40))
+        truth = rng.integers(0, 3, size=n_items)
+        data = np.array([np.where(rng.random(n_items) < 0.4, rng.integers(0, 4, n_items), truth)
+                         for _ in range(n_raters)], dtype=float)
+        data[rng.random(data.shape) < 0.3] = np.nan
+        ours = gwet_ac(matrix_to_triples(data), categories=GRADES, weights=weights, ci=None)
+        if ours.value is not None:
+            assert ours.value == pytest.approx(plain_gwet(data, GRADES, weights), abs=1e-12)
+
+
+def test_fleiss_kappa_with_unequal_counts_equals_a_plain_loop():
+    rng = np.random.default_rng(14)
+    for _ in range(25):
+        n_raters, n_items = int(rng.integers(3, 7)), int(rng.integers(5, 40))
+        truth = rng.integers(0, 4, size=n_items)
+        data = np.array([np.where(rng.random(n_items) < 0.4, rng.integers(0, 4, n_items), truth)
+                         for _ in range(n_raters)], dtype=float)
+        data[rng.random(data.shape) < 0.35] = np.nan
+        ours = fleiss_kappa(matrix_to_triples(data), categories=GRADES, ci=None)
+        if ours.value is not None:
+            assert ours.value == pytest.approx(plain_fleiss(data, GRADES), abs=1e-12)
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40),
+       st.sampled_from([None, "linear", "quadratic"]))
+@settings(max_examples=150, deadline=None)
+def test_cohen_kappa_is_symmetric_bounded_and_never_silently_one(pairs, weights):
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    forward = cohen_kappa(a, b, categories=GRADES, weights=weights, ci=None)
+    backward = cohen_kappa(b, a, categories=GRADES, weights=weights, ci=None)
+    assert forward.value == backward.value or forward.value == pytest.approx(backward.value)
+    if len(set(a) | set(b)) == 1:
+        assert forward.value is None and forward.undefined_reason == ONE_CATEGORY
+    else:
+        assert -1 - 1e-9 <= forward.value <= 1 + 1e-9
+        assert (forward.value == pytest.approx(1.0)) == (a == b)
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.sampled_from("abcd"), st.integers(0, 3)), max_size=60),
+       st.sampled_from(["fleiss", "krippendorff", "gwet"]))
+@settings(max_examples=150, deadline=None)
+def test_many_rater_statistics_never_crash_and_explain_undefined_values(judgments, statistic):
+    result = agreement(judgments, statistic=statistic, categories=GRADES, n_boot=50)
+    if result.value is None:
+        assert result.undefined_reason in (NO_OVERLAP, ONE_CATEGORY)
+    else:
+        assert result.value <= 1 + 1e-9 and result.n_items >= 1
+        assert result.ci_low is None or result.ci_low <= result.ci_high
+
+
+def test_module_doctests_pass():
+    import doctest
+
+    import judging.agreement as agreement_module
+    import judging.agreement_data as data_module
+    import judging.agreement_stats as stats_module
+
+    for module in (agreement_module, data_module, stats_module):
+        assert doctest.testmod(module).failed == 0, module.__name__
