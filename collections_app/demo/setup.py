@@ -92,6 +92,7 @@ def _load(*, collection, data, tmp: Path, depth: int, seed: int, lead, report: D
                 rank = rank + 1 if qid == last_qid else 1
                 last_qid = qid
                 out.write(f"{qid} Q0 {docno} {rank} {score:.6f} {variant.tag}\n")
+        # A run's group and description apply to every file of one import, so each variant is its own.
         summary = imports.runs_import(collection=collection, sources=[path], group=variant.group,
                                       description=variant.description, user=lead)
         report.steps.append(summary.line())
