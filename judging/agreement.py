@@ -25,6 +25,7 @@ from judging.agreement_data import (  # noqa: F401 (re-exported)
     RatingTable,
     binarize,
     binarize_labels,
+    binarize_table,
     confusion_matrix,
     dedupe_judgments,
     rating_table,
@@ -65,14 +66,17 @@ PAIR_ONLY = {"percent", "cohen", "scott"}
 
 def agreement(judgments: Iterable[Judgment] | RatingTable, *, statistic: str, categories: Sequence[int],
               weights: Weights = None, level: Level = "nominal", ci: CI = "bootstrap",
-              n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> AgreementResult:
+              n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
+              threshold: int | None = None) -> AgreementResult:
     """Return the named statistic (a key of STATISTICS) over judgments triples.
 
     Pair statistics (percent, cohen, scott) need judgments from exactly two raters; use
     :func:`pairwise_matrix` for more. ``weights`` applies to cohen, scott and gwet,
-    ``level`` to krippendorff.
+    ``level`` to krippendorff. With ``threshold`` the grades are first collapsed to
+    relevant (grade ≥ threshold) / not relevant, giving the binary agreement.
     """
-    table = as_rating_table(judgments, categories)
+    table = _prepared(judgments, categories, threshold)
+    categories = table.categories
     opts = dict(ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
     if statistic in PAIR_ONLY:
         if len(table.raters) > 2:
@@ -87,6 +91,11 @@ def agreement(judgments: Iterable[Judgment] | RatingTable, *, statistic: str, ca
     if statistic == "gwet":
         return gwet_ac(table, categories=categories, weights=weights, **opts)
     raise ValueError(f"unknown statistic {statistic!r} (choose from {', '.join(STATISTICS)})")
+
+
+def _prepared(judgments, categories: Sequence[int], threshold: int | None) -> RatingTable:
+    table = as_rating_table(judgments, categories)
+    return table if threshold is None else binarize_table(table, threshold=threshold)
 
 
 def _labels(table: RatingTable, column: int) -> list[int | None]:
@@ -107,6 +116,7 @@ class PairwiseMatrix:
 
     raters: tuple[Hashable, ...]
     results: Mapping[tuple[Hashable, Hashable], AgreementResult]
+    items_judged: tuple[int, ...] = ()
 
     def values(self) -> np.ndarray:
         """Return the symmetric raters × raters matrix of values (NaN where undefined, 1 on the diagonal)."""
@@ -120,7 +130,7 @@ class PairwiseMatrix:
     def overlaps(self) -> np.ndarray:
         """Return the symmetric raters × raters matrix of shared items (diagonal: items each judged)."""
         k = len(self.raters)
-        out = np.zeros((k, k), dtype=np.int64)
+        out = np.diag(np.asarray(self.items_judged or [0] * k, dtype=np.int64))
         for (a, b), result in self.results.items():
             i, j = self.raters.index(a), self.raters.index(b)
             out[i, j] = out[j, i] = result.n_items
@@ -130,14 +140,15 @@ class PairwiseMatrix:
 def pairwise_matrix(judgments: Iterable[Judgment] | RatingTable, *, categories: Sequence[int],
                     statistic: str = "cohen", weights: Weights = None, level: Level = "nominal",
                     ci: CI = None, n_boot: int = 1000, seed: int = 0,
-                    min_overlap: int = 1) -> PairwiseMatrix:
+                    min_overlap: int = 1, threshold: int | None = None) -> PairwiseMatrix:
     """Return the statistic for every pair of raters sharing at least ``min_overlap`` items.
 
     Pairs below the overlap floor still appear, undefined with the reason, so a heatmap
     can show them greyed out rather than missing. No confidence intervals by default (a
     dashboard over 20 assessors computes 190 of them); pass ci="bootstrap" when wanted.
+    ``threshold`` collapses grades to binary first, as in :func:`agreement`.
     """
-    table = as_rating_table(judgments, categories)
+    table = _prepared(judgments, categories, threshold)
     opts = dict(ci=ci, n_boot=n_boot, seed=seed, confidence=0.95)
     results: dict[tuple[Hashable, Hashable], AgreementResult] = {}
     judged = table.positions >= 0
@@ -156,12 +167,13 @@ def pairwise_matrix(judgments: Iterable[Judgment] | RatingTable, *, categories: 
                                table.categories)
             results[(a, b)] = agreement(pair, statistic=statistic, categories=table.categories, weights=weights,
                                         level=level, **opts)
-    return PairwiseMatrix(table.raters, results)
+    return PairwiseMatrix(table.raters, results, tuple(int(x) for x in judged.sum(axis=0)))
 
 
 def per_group(judgments: Iterable[Judgment], *, key: Callable[[Hashable], Hashable], categories: Sequence[int],
               statistic: str = "krippendorff", weights: Weights = None, level: Level = "nominal",
-              ci: CI = None, n_boot: int = 1000, seed: int = 0) -> dict[Hashable, AgreementResult]:
+              ci: CI = None, n_boot: int = 1000, seed: int = 0,
+              threshold: int | None = None) -> dict[Hashable, AgreementResult]:
     """Return the statistic per group of items, e.g. per topic with ``key=lambda item: item.topic``.
 
     ``key`` receives an item id. Groups keep first-seen order. Pair statistics need each
@@ -172,6 +184,6 @@ def per_group(judgments: Iterable[Judgment], *, key: Callable[[Hashable], Hashab
         groups.setdefault(key(judgment[0]), []).append(judgment)
     return {
         group: agreement(rows, statistic=statistic, categories=categories, weights=weights, level=level, ci=ci,
-                         n_boot=n_boot, seed=seed)
+                         n_boot=n_boot, seed=seed, threshold=threshold)
         for group, rows in groups.items()
     }

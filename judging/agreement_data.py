@@ -169,3 +169,15 @@ def table_to_labels(table: Sequence[Sequence[int]], *, categories: Sequence[int]
             a.extend([gi] * int(counts[i, j]))
             b.extend([gj] * int(counts[i, j]))
     return a, b
+
+
+def binarize_table(table: RatingTable, *, threshold: int) -> RatingTable:
+    """Return the table with grades collapsed at the relevance threshold onto BINARY_CATEGORIES.
+
+    >>> t = rating_table([("d1", "a", 3), ("d1", "b", 1), ("d2", "a", 0)], categories=[0, 1, 2, 3])
+    >>> binarize_table(t, threshold=2).positions.tolist()
+    [[1, 0], [0, -1]]
+    """
+    relevant = np.array([int(grade >= threshold) for grade in table.categories], dtype=np.int64)
+    positions = np.where(table.positions >= 0, relevant[np.maximum(table.positions, 0)], -1)
+    return RatingTable(table.items, table.raters, positions, BINARY_CATEGORIES, table.duplicates_dropped)

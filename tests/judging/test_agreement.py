@@ -511,3 +511,23 @@ def test_module_doctests_pass():
 
     for module in (agreement_module, data_module, stats_module):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_threshold_gives_binary_agreement_from_graded_judgments_in_every_helper():
+    rng = np.random.default_rng(23)
+    judgments = []
+    for item in range(60):
+        truth = int(rng.integers(0, 4))
+        for rater in ("ann", "bob", "cat"):
+            judgments.append(((item % 3, item), rater, truth if rng.random() < 0.6 else int(rng.integers(0, 4))))
+    collapsed = binarize(judgments, threshold=2)
+    for statistic in ("fleiss", "krippendorff", "gwet"):
+        direct = agreement(judgments, statistic=statistic, categories=GRADES, threshold=2, ci=None)
+        assert direct.value == pytest.approx(agreement(collapsed, statistic=statistic, categories=[0, 1], ci=None).value)
+    matrix = pairwise_matrix(judgments, categories=GRADES, threshold=2)
+    ann = [lab for _, r, lab in collapsed if r == "ann"]
+    bob = [lab for _, r, lab in collapsed if r == "bob"]
+    assert matrix.values()[0, 1] == pytest.approx(cohen_kappa_score(ann, bob))
+    assert matrix.overlaps().diagonal().tolist() == [60, 60, 60]
+    by_topic = per_group(judgments, key=lambda item: item[0], categories=GRADES, statistic="gwet", threshold=2)
+    assert set(by_topic) == {0, 1, 2} and all(r.n_items == 20 for r in by_topic.values())
