@@ -1,0 +1,50 @@
+"""Create collections and manage who belongs to them."""
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from collections_app import scales
+from collections_app.models import Collection, Membership
+
+
+@transaction.atomic
+def collection_create(*, slug: str, name: str | None = None, scale: str = scales.GRADED,
+                      description: str = "", guidelines: str = "", created_by=None) -> Collection:
+    """Create a collection from a scale preset and make its creator a lead.
+
+    Raises ValidationError(code="slug_taken") for a slug in use and code="unknown_scale"
+    for a preset name that does not exist.
+    """
+    try:
+        grades, threshold = scales.preset(scale)
+    except ValueError as exc:
+        raise ValidationError(str(exc), code="unknown_scale") from None
+    if Collection.objects.filter(slug=slug).exists():
+        raise ValidationError(f"A collection with slug {slug!r} exists.", code="slug_taken")
+    collection = Collection(
+        slug=slug, name=name or slug, scale=grades, relevant_threshold=threshold,
+        description=description or "", guidelines=guidelines or "", created_by=created_by,
+    )
+    collection.full_clean()
+    collection.save()
+    if created_by is not None:
+        Membership.objects.create(collection=collection, user=created_by, role=Membership.Role.LEAD)
+    return collection
+
+
+@transaction.atomic
+def membership_set(*, collection: Collection, user, role: str) -> Membership:
+    """Add a user to a collection or change their role (``user`` may be a User or a username)."""
+    if role not in Membership.Role.values:
+        raise ValidationError(f"Unknown role {role!r}.", code="unknown_role")
+    if isinstance(user, str):
+        found = get_user_model().objects.filter(username=user).first()
+        if found is None:
+            raise ValidationError(f"No user named {user!r}.", code="unknown_user")
+        user = found
+    membership, _created = Membership.objects.update_or_create(
+        collection=collection, user=user, defaults={"role": role}
+    )
+    return membership
