@@ -127,6 +127,18 @@ class PairwiseMatrix:
             out[i, j] = out[j, i] = np.nan if result.value is None else result.value
         return out
 
+    def mean_agreement(self, rater: Hashable) -> float | None:
+        """Return the rater's agreement with everyone else, averaged over pairs weighted by shared items.
+
+        Undefined pairs are left out; None when the rater has no defined pair.
+        """
+        total = weight = 0.0
+        for (a, b), result in self.results.items():
+            if rater in (a, b) and result.value is not None:
+                total += result.value * result.n_items
+                weight += result.n_items
+        return total / weight if weight else None
+
     def overlaps(self) -> np.ndarray:
         """Return the symmetric raters × raters matrix of shared items (diagonal: items each judged)."""
         k = len(self.raters)

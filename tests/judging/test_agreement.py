@@ -531,3 +531,15 @@ def test_threshold_gives_binary_agreement_from_graded_judgments_in_every_helper(
     assert matrix.overlaps().diagonal().tolist() == [60, 60, 60]
     by_topic = per_group(judgments, key=lambda item: item[0], categories=GRADES, statistic="gwet", threshold=2)
     assert set(by_topic) == {0, 1, 2} and all(r.n_items == 20 for r in by_topic.values())
+
+
+def test_mean_agreement_of_a_rater_weights_pairs_by_shared_items_and_skips_undefined_pairs():
+    judgments = (
+        [(i, "ann", i % 2) for i in range(30)]
+        + [(i, "bob", i % 2) for i in range(10)]  # perfect with ann on 10 items
+        + [(i, "cat", 1) for i in range(30)]  # constant: κ = 0 with ann on 30 items
+        + [(100, "dan", 1)]  # shares nothing
+    )
+    matrix = pairwise_matrix(judgments, categories=[0, 1])
+    assert matrix.mean_agreement("ann") == pytest.approx((1.0 * 10 + 0.0 * 30) / 40)
+    assert matrix.mean_agreement("dan") is None
