@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 from django_tasks import task
@@ -88,9 +89,16 @@ def job_run(job_id: int) -> str:
 
 
 def _perform(job: Job) -> dict:
+    progress = _ProgressRecorder(job.pk)
+    try:
+        return _dispatch(job, progress)
+    finally:
+        progress.close()
+
+
+def _dispatch(job: Job, progress: _ProgressRecorder) -> dict:
     from collections_app.services import imports
 
-    progress = _ProgressRecorder(job.pk)
     params = job.parameters
     collection = job.collection
     user = job.created_by
@@ -181,16 +189,40 @@ def _describe_failure(exc: Exception) -> tuple[list[str], str]:
 
 
 class _ProgressRecorder:
-    """Callable passed to services as ``progress(done, total)``; throttles the row updates."""
+    """Callable passed to services as ``progress(done, total)``; throttles the row updates.
+
+    Services run each import in one transaction, so a progress write on the worker's own
+    connection would stay invisible to the polling page until the import commits (and would
+    hold the job row's lock). Inside such a transaction on PostgreSQL the write goes through a
+    second connection that commits at once. SQLite allows one writer only, so there progress
+    shows when the transaction ends.
+    """
 
     def __init__(self, job_id: int, *, clock=time.monotonic) -> None:
         self.job_id = job_id
         self.clock = clock
         self.last = float("-inf")
+        self.depth = len(connection.atomic_blocks)
+        self.side = None
 
     def __call__(self, done: int, total: int | None = None) -> None:
         now = self.clock()
         if now - self.last < PROGRESS_INTERVAL_SECONDS:
             return
         self.last = now
-        Job.objects.filter(pk=self.job_id).update(progress_done=done, progress_total=total)
+        inside_service_transaction = len(connection.atomic_blocks) > self.depth
+        if not inside_service_transaction:
+            Job.objects.filter(pk=self.job_id).update(progress_done=done, progress_total=total)
+        elif connection.vendor == "postgresql":
+            if self.side is None:
+                self.side = connections.create_connection(DEFAULT_DB_ALIAS)
+            with self.side.cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {Job._meta.db_table} SET progress_done = %s, progress_total = %s WHERE id = %s",
+                    [done, total, self.job_id],
+                )
+
+    def close(self) -> None:
+        if self.side is not None:
+            self.side.close()
+            self.side = None

@@ -76,3 +76,25 @@ def test_progress_is_recorded_but_throttled(collection):
     recorder(50, 100)
     job.refresh_from_db()
     assert job.percent == 50
+
+
+@pytest.mark.django_db(transaction=True)
+def test_progress_inside_an_import_transaction_is_visible_to_other_connections_on_postgresql(lead):
+    from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+
+    from tests.conftest import make_collection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has one writer: progress shows when the import commits")
+    job = Job.objects.create(collection=make_collection("demo", lead=lead), kind=Job.Kind.RUNS)
+    recorder = tasks._ProgressRecorder(job.pk)
+    observer = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        with transaction.atomic():  # what an import service does
+            recorder(40, 80)
+            with observer.cursor() as cursor:
+                cursor.execute("SELECT progress_done, progress_total FROM collections_app_job WHERE id = %s", [job.pk])
+                assert cursor.fetchone() == (40, 80)
+    finally:
+        recorder.close()
+        observer.close()
