@@ -213,3 +213,44 @@ def test_openapi_schema_generates_without_warnings():
     schema = SchemaGenerator().get_schema(request=None, public=True)
     assert "/api/collections/{slug}/pools/{name}/pairs/" in schema["paths"]
     assert not GENERATOR_STATS._warn_cache and not GENERATOR_STATS._error_cache
+
+
+def test_several_run_files_and_gzip_are_imported_in_one_job(api, seeded):
+    import gzip
+
+    files = [SimpleUploadedFile("a.run", RUN_LINES.replace("bm25", "a").encode()),
+             SimpleUploadedFile("b.run.gz", gzip.compress(RUN_LINES.replace("bm25", "b").encode()))]
+    body = api.post("/api/collections/demo/runs/", {"files": files}, format="multipart").json()
+    assert body["status"] == "succeeded", body["errors"]
+    assert body["file_names"] == ["a.run", "b.run.gz"]
+    assert set(Run.objects.values_list("tag", flat=True)) == {"bm25", "a", "b"}
+
+
+def test_reuploading_a_run_tag_is_refused_unless_replacing(api, seeded):
+    def upload(**extra):
+        files = [SimpleUploadedFile("again.run", RUN_LINES.replace("D2", "D3").encode())]
+        return api.post("/api/collections/demo/runs/", {"files": files, **extra}, format="multipart").json()
+
+    refused = upload()
+    assert refused["status"] == "failed" and refused["errors"]
+    run = Run.objects.get(tag="bm25")
+    checksum = run.checksum
+    assert upload(replace=True)["status"] == "succeeded"
+    run = Run.objects.get(tag="bm25")
+    assert run.checksum != checksum
+
+
+def test_uploading_without_files_is_a_validation_error(api, seeded):
+    response = api.post("/api/collections/demo/runs/", {}, format="multipart")
+    assert response.status_code == 400 and response.json()["code"] == "required"
+    assert Job.objects.count() == 0
+
+
+def test_uploading_topics_and_qrels_through_the_api(api, seeded):
+    topics = SimpleUploadedFile("more.tsv", b"301\tthird topic\n")
+    assert api.post("/api/collections/demo/topics/", {"file": topics}, format="multipart").json()["status"] == "succeeded"
+    qrels = SimpleUploadedFile("r2.qrels", b"301 0 D1 2\n")
+    body = api.post("/api/collections/demo/qrels/", {"file": qrels, "name": "round2"}, format="multipart").json()
+    assert body["status"] == "succeeded", body["errors"]
+    names = [row["name"] for row in api.get("/api/collections/demo/qrels/").json()["results"]]
+    assert names == ["round1", "round2"]
