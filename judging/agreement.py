@@ -188,14 +188,23 @@ def per_group(judgments: Iterable[Judgment], *, key: Callable[[Hashable], Hashab
               threshold: int | None = None) -> dict[Hashable, AgreementResult]:
     """Return the statistic per group of items, e.g. per topic with ``key=lambda item: item.topic``.
 
-    ``key`` receives an item id. Groups keep first-seen order. Pair statistics need each
-    group to be judged by at most two raters.
+    ``key`` receives an item id. Groups keep first-seen order. A pair statistic (percent,
+    cohen, scott) on a group judged by more than two raters comes back undefined with that
+    reason rather than raising, so one busy topic cannot break a per-topic table.
     """
     groups: dict[Hashable, list[Judgment]] = {}
     for judgment in judgments:
         groups.setdefault(key(judgment[0]), []).append(judgment)
-    return {
-        group: agreement(rows, statistic=statistic, categories=categories, weights=weights, level=level, ci=ci,
-                         n_boot=n_boot, seed=seed, threshold=threshold)
-        for group, rows in groups.items()
-    }
+    out: dict[Hashable, AgreementResult] = {}
+    for group, rows in groups.items():
+        table = _prepared(rows, categories, threshold)
+        if statistic in PAIR_ONLY and len(table.raters) > 2:
+            out[group] = AgreementResult(
+                statistic=statistic, value=None, n_items=int(((table.positions >= 0).sum(axis=1) >= 2).sum()),
+                n_raters=len(table.raters), duplicates_dropped=table.duplicates_dropped,
+                undefined_reason=f"{len(table.raters)} raters: {statistic} compares two (use fleiss, krippendorff or gwet)",
+            )
+            continue
+        out[group] = agreement(table, statistic=statistic, categories=table.categories, weights=weights, level=level,
+                               ci=ci, n_boot=n_boot, seed=seed)
+    return out

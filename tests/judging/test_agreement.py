@@ -549,3 +549,12 @@ def test_mean_agreement_of_a_rater_weights_pairs_by_shared_items_and_skips_undef
     matrix = pairwise_matrix(judgments, categories=[0, 1])
     assert matrix.mean_agreement("ann") == pytest.approx((1.0 * 10 + 0.0 * 30) / 40)
     assert matrix.mean_agreement("dan") is None
+
+
+def test_per_group_pair_statistic_on_a_group_with_three_raters_is_undefined_not_a_crash():
+    judgments = [(("t1", i), r, i % 2) for i in range(4) for r in ("a", "b")]
+    judgments += [(("t2", i), r, i % 2) for i in range(4) for r in ("a", "b", "c")]
+    by_topic = per_group(judgments, key=lambda item: item[0], categories=[0, 1], statistic="cohen")
+    assert by_topic["t1"].value == pytest.approx(1.0)
+    assert by_topic["t2"].value is None and "3 raters" in by_topic["t2"].undefined_reason
+    assert by_topic["t2"].n_items == 4
