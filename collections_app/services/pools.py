@@ -1,0 +1,209 @@
+"""Build, deepen and delete pools: load rankings, call the pure pooling functions, persist."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from collections_app import runstore
+from collections_app.models import Document, Pool, PoolPair, QrelsEntry, Run, RunRanking, Topic
+from collections_app.pooling import ordering, selection, strategies
+
+STRATEGIES = ("depth", "budget", "fusion")
+_BATCH = 5000
+
+Progress = Callable[[int, int | None], None] | None
+
+
+def _check_positive(value, *, name: str, required: bool) -> None:
+    if value is None:
+        if required:
+            raise ValidationError(f"This strategy needs a {name}.", code=f"{name}_required")
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError(f"{name} must be a whole number of at least 1.", code=f"bad_{name}")
+
+
+def _validate(*, strategy, depth, budget, fusion, order, max_runs_per_group) -> None:
+    if strategy not in STRATEGIES:
+        raise ValidationError(f"Unknown strategy {strategy!r}.", code="bad_strategy")
+    _check_positive(depth, name="depth", required=strategy == "depth")
+    _check_positive(budget, name="budget", required=strategy in ("budget", "fusion"))
+    if fusion not in strategies.FUSIONS:
+        raise ValidationError(f"Unknown fusion {fusion!r}.", code="bad_fusion")
+    if order not in ordering.ORDERS:
+        raise ValidationError(f"Unknown order {order!r}.", code="bad_order")
+    if max_runs_per_group is not None:
+        _check_positive(max_runs_per_group, name="max_runs_per_group", required=False)
+
+
+def _load_rankings(runs: list[Run], *, depth: int | None, with_scores: bool, progress: Progress):
+    """Return ``{qid: {tag: [docno...]}}`` (cut at ``depth``) and, if asked, the scores alike."""
+    tags = {run.pk: run.tag for run in runs}
+    qids = dict(Topic.objects.filter(run_rankings__run__in=runs).distinct().values_list("pk", "qid"))
+    fields = ["run_id", "topic_id", "docnos"] + (["scores"] if with_scores else [])
+    rows = RunRanking.objects.filter(run__in=runs).values_list(*fields)
+    total = RunRanking.objects.filter(run__in=runs).count()
+    rankings: dict[str, dict[str, list[str]]] = {}
+    scores: dict[str, dict[str, np.ndarray]] = {}
+    for done, row in enumerate(rows.iterator(chunk_size=500), start=1):
+        qid, tag = qids[row[1]], tags[row[0]]
+        docnos = runstore.unpack_docnos(row[2])
+        rankings.setdefault(qid, {})[tag] = docnos if depth is None else docnos[:depth]
+        if with_scores:
+            scores.setdefault(qid, {})[tag] = runstore.unpack_scores(row[3])
+        if progress is not None and (done % 200 == 0 or done == total):
+            progress(done, total)
+    return rankings, scores
+
+
+def _judged(collection) -> dict[str, set[str]]:
+    judged: dict[str, set[str]] = {}
+    rows = QrelsEntry.objects.filter(topic__collection=collection).values_list("topic__qid", "docno")
+    for qid, docno in rows.iterator(chunk_size=_BATCH):
+        judged.setdefault(qid, set()).add(docno)
+    return judged
+
+
+def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -> tuple[dict, dict]:
+    """Return ``({qid: {docno: {tag: rank}}}, {qid: {docno: fused}})`` for the pool's parameters."""
+    strategy, depth, budget = params["strategy"], params["depth"], params["budget"]
+    needs_scores = strategy == "fusion" and params["fusion"] == "combsum"
+    rankings, scores = _load_rankings(
+        runs, depth=depth if strategy == "depth" else None, with_scores=needs_scores, progress=progress
+    )
+    judged = _judged(collection) if params["exclude_judged"] else {}
+    pooled, fused = {}, {}
+    for qid, topic_rankings in rankings.items():
+        skip = judged.get(qid, set())
+        if strategy == "depth":
+            chosen = strategies.depth_pool(topic_rankings, depth=depth)
+            chosen = {d: r for d, r in chosen.items() if d not in skip}
+            topic_fused = strategies.fused_scores(topic_rankings, method="rrf", depth=depth)
+        elif strategy == "budget":
+            chosen = strategies.round_robin_pool(topic_rankings, budget=budget, skip=skip)
+            topic_fused = strategies.fused_scores(topic_rankings, method="rrf")
+        else:
+            chosen = strategies.fused_pool(
+                topic_rankings, budget=budget, method=params["fusion"], scores=scores.get(qid), skip=skip
+            )
+            topic_fused = strategies.fused_scores(topic_rankings, method=params["fusion"], scores=scores.get(qid))
+        if chosen:
+            pooled[qid] = chosen
+            fused[qid] = {docno: topic_fused.get(docno, 0.0) for docno in chosen}
+    return pooled, fused
+
+
+def _persist_pairs(pool: Pool, order: list[tuple[str, str]], pooled: dict, fused: dict, *, start: int) -> int:
+    topics = dict(Topic.objects.filter(collection=pool.collection).values_list("qid", "pk"))
+    docnos = {docno for _, docno in order}
+    documents: dict[str, int] = {}
+    wanted = sorted(docnos)
+    for i in range(0, len(wanted), _BATCH):  # chunks keep SQLite under its variable limit
+        documents.update(
+            Document.objects.filter(collection=pool.collection, docno__in=wanted[i:i + _BATCH])
+            .values_list("docno", "pk")
+        )
+    pairs = [
+        PoolPair(
+            pool=pool, topic_id=topics[qid], docno=docno, document_id=documents.get(docno),
+            judging_order=start + index, best_rank=min(pooled[qid][docno].values()),
+            run_ranks=pooled[qid][docno], fused_score=fused[qid][docno],
+        )
+        for index, (qid, docno) in enumerate(order)
+    ]
+    PoolPair.objects.bulk_create(pairs, batch_size=_BATCH)
+    return len(pairs)
+
+
+@transaction.atomic
+def pool_build(
+    *, collection, name: str, strategy: str, depth: int | None = None, budget: int | None = None,
+    fusion: str = "rrf", order: str = "fused", seed: int = 0, run_tags: list[str] | None = None,
+    max_runs_per_group: int | None = None, exclude_judged: bool = True, user=None, progress: Progress = None,
+) -> Pool:
+    """Build and save a pool from the collection's runs, in one transaction.
+
+    The same collection data and arguments always give the same pairs and judging order
+    (see ``collections_app.pooling`` for the tie rules). Raises ``ValidationError`` with a code:
+    ``name_required``, ``name_taken``, ``bad_strategy``, ``depth_required``, ``bad_depth``,
+    ``budget_required``, ``bad_budget``, ``bad_fusion``, ``bad_order``, ``unknown_run``, ``no_runs``.
+    """
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError("A pool needs a name.", code="name_required")
+    _validate(strategy=strategy, depth=depth, budget=budget, fusion=fusion, order=order,
+              max_runs_per_group=max_runs_per_group)
+    if Pool.objects.filter(collection=collection, name=name).exists():
+        raise ValidationError(f"A pool named {name!r} already exists.", code="name_taken")
+    all_runs = {run.tag: run for run in Run.objects.filter(collection=collection)}
+    try:
+        tags = selection.runs_choose(
+            [(run.tag, run.group) for run in all_runs.values()], tags=run_tags, max_per_group=max_runs_per_group
+        )
+    except ValueError as error:
+        raise ValidationError(str(error), code="unknown_run") from error
+    if not tags:
+        raise ValidationError("No runs to pool from.", code="no_runs")
+    runs = [all_runs[tag] for tag in tags]
+    params = {
+        "strategy": strategy, "depth": depth, "budget": budget, "fusion": fusion, "order": order, "seed": seed,
+        "run_tags": list(run_tags) if run_tags is not None else None, "max_runs_per_group": max_runs_per_group,
+        "exclude_judged": exclude_judged, "rrf_k": strategies.RRF_K,
+    }
+    pooled, fused = _compute(collection, runs, params, progress=progress)
+    pool = Pool.objects.create(collection=collection, name=name, strategy=strategy, parameters=params,
+                               created_by=user)
+    pool.runs.set(runs)
+    judging = ordering.judging_order({qid: list(d) for qid, d in pooled.items()}, order=order, fused=fused, seed=seed)
+    _persist_pairs(pool, judging, pooled, fused, start=1)
+    return pool
+
+
+@transaction.atomic
+def pool_deepen(*, pool: Pool, depth: int, progress: Progress = None) -> Pool:
+    """Deepen a depth pool to ``depth``, appending only new pairs after the existing judging order.
+
+    Existing pairs keep their judging order (assessors may have seen it); their ``run_ranks`` gain
+    the ranks the deeper cut reveals. Raises ``ValidationError``: ``frozen``, ``not_depth_pool``,
+    ``bad_depth`` (not deeper than now).
+    """
+    pool = Pool.objects.select_for_update().get(pk=pool.pk)
+    if pool.frozen:
+        raise ValidationError("This pool is frozen: judging has started.", code="frozen")
+    if pool.strategy != "depth":
+        raise ValidationError("Only depth pools can be deepened.", code="not_depth_pool")
+    _check_positive(depth, name="depth", required=True)
+    params = dict(pool.parameters)
+    if depth <= (params.get("depth") or 0):
+        raise ValidationError(f"The pool already has depth {params.get('depth')}.", code="bad_depth")
+    params["depth"] = depth
+    runs = sorted(pool.runs.all(), key=lambda run: run.tag)
+    pooled, fused = _compute(pool.collection, runs, params, progress=progress)
+    existing = {(p.topic.qid, p.docno): p for p in pool.pairs.select_related("topic")}
+    changed = []
+    for (qid, docno), pair in existing.items():
+        ranks = pooled.get(qid, {}).pop(docno, None)
+        if ranks is not None and ranks != pair.run_ranks:
+            pair.run_ranks, pair.best_rank = ranks, min(ranks.values())
+            changed.append(pair)
+    PoolPair.objects.bulk_update(changed, ["run_ranks", "best_rank"], batch_size=_BATCH)
+    new = {qid: list(docs) for qid, docs in pooled.items() if docs}
+    judging = ordering.judging_order(new, order=params.get("order", "fused"), fused=fused,
+                                     seed=params.get("seed", 0) + len(pool.parameters.get("deepened", [])) + 1)
+    start = (max((p.judging_order for p in existing.values()), default=0)) + 1
+    _persist_pairs(pool, judging, pooled, fused, start=start)
+    params["deepened"] = [*pool.parameters.get("deepened", []), {"from": pool.parameters.get("depth"), "to": depth}]
+    pool.parameters = params
+    pool.save(update_fields=["parameters"])
+    return pool
+
+
+@transaction.atomic
+def pool_delete(*, pool: Pool) -> None:
+    """Delete a pool and its pairs; refuses a frozen pool, whose pairs judgments point at."""
+    if Pool.objects.filter(pk=pool.pk, frozen=True).exists() or pool.frozen:
+        raise ValidationError("This pool is frozen: judging has started.", code="frozen")
+    pool.delete()
