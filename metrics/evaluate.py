@@ -106,8 +106,8 @@ def evaluate_many(qrels: Qrels, runs: Iterable[Run], measures: Sequence[str] | s
     return [_evaluate(prepared, qrels, r, requests, level=level, **options) for r in runs]
 
 
-def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, level: int, complete: bool,
-              max_docs: int | None, judged_only: bool, warn: bool = True) -> EvaluationResult:
+def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, level: int = 1,
+              complete: bool = False, max_docs: int | None = None, judged_only: bool = False, warn: bool = True) -> EvaluationResult:
     qrel_topics = sorted(prepared)
     present = [q for q in qrel_topics if q in run.topics]
     missing = [q for q in qrel_topics if q not in run.topics]

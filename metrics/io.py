@@ -54,16 +54,36 @@ class Qrels:
         return {q: dict(zip(d.tolist(), g.tolist())) for q, (d, g) in self.topics.items()}
 
 
-@dataclass
 class Run:
-    """Hold one system's retrieved documents per topic (docnos and float64 scores, file order)."""
+    """Hold one system's retrieved documents, grouped by topic (file order inside a topic).
 
-    topics: dict[str, tuple[np.ndarray, np.ndarray]]
-    tag: str = "run"
+    Stored flat for speed: ``qids[i]`` owns ``docnos[offsets[i]:offsets[i+1]]`` and the
+    float64 ``scores`` at the same positions. ``topics`` gives the per-topic view.
+    """
+
+    def __init__(self, qids: list[str], offsets: list[int], docnos: list[str], scores: np.ndarray,
+                 tag: str = "run"):
+        self.qids = qids
+        self.offsets = offsets
+        self.docnos = docnos
+        self.scores = scores
+        self.tag = tag
+        self.index = {q: (offsets[i], offsets[i + 1]) for i, q in enumerate(qids)}
+        self._topics: dict | None = None
+
+    @property
+    def topics(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Return ``{qid: (docnos array, scores array)}``."""
+        if self._topics is None:
+            self._topics = {q: (np.array(self.docnos[a:b]), self.scores[a:b]) for q, (a, b) in self.index.items()}
+        return self._topics
+
+    def __repr__(self) -> str:
+        return f"Run(tag={self.tag!r}, topics={len(self.qids)}, docs={len(self.docnos)})"
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """Return ``{qid: {docno: score}}``."""
-        return {q: dict(zip(d.tolist(), s.tolist())) for q, (d, s) in self.topics.items()}
+        return {q: dict(zip(self.docnos[a:b], self.scores[a:b].tolist())) for q, (a, b) in self.index.items()}
 
 
 def _open_text(path: str | os.PathLike) -> str:
@@ -140,8 +160,8 @@ def read_run(path: str | os.PathLike, *, tag: str | None = None) -> Run:
 
 def _run_from_text(text: str, *, path: str, tag: str | None) -> Run:
     tokens, lines = _split_checked(text, path, 6, "run")
-    qids = np.array(tokens[0::6])
-    docnos = np.array(tokens[2::6])
+    qids = tokens[0::6]
+    docnos = tokens[2::6]
     try:
         scores = np.array(tokens[4::6], dtype=np.float64)
     except ValueError:
@@ -152,10 +172,33 @@ def _run_from_text(text: str, *, path: str, tag: str | None) -> Run:
                 line = lines[i] if lines is not None else i + 1
                 raise MetricsInputError(f"score {s!r} is not a number", path=path, line=line) from None
         raise
-    _check_duplicates(qids, docnos, lines, path, "run")
     if tag is None:
         tag = tokens[5] if tokens else os.path.basename(path)
-    return Run(topics=_group(qids, docnos, scores), tag=tag)
+    return _build_run(qids, docnos, scores, tag=tag, path=path, lines=lines)
+
+
+def _build_run(qids: list[str], docnos: list[str], scores: np.ndarray, *, tag: str, path: str,
+               lines: list[int] | None) -> Run:
+    n = len(qids)
+    bounds = [0, *(i for i in range(1, n) if qids[i] != qids[i - 1]), n] if n else [0]
+    order = None
+    if len({qids[b] for b in bounds[:-1]}) != len(bounds) - 1:  # a topic's lines are not contiguous
+        order = sorted(range(n), key=qids.__getitem__)
+        qids = [qids[i] for i in order]
+        docnos = [docnos[i] for i in order]
+        scores = scores[np.array(order, dtype=np.int64)]
+        bounds = [0, *(i for i in range(1, n) if qids[i] != qids[i - 1]), n]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if len(set(docnos[a:b])) != b - a:
+            seen: set[str] = set()
+            for j in range(a, b):
+                if docnos[j] in seen:
+                    k = order[j] if order is not None else j
+                    line = lines[k] if lines is not None else k + 1
+                    raise MetricsInputError(f"duplicate docno {docnos[j]!r} in topic {qids[j]!r} of the run",
+                                            path=path, line=line)
+                seen.add(docnos[j])
+    return Run([qids[b] for b in bounds[:-1]], bounds, docnos, scores, tag=tag)
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
@@ -221,20 +264,20 @@ def run_from_dict(data: Mapping[str, Mapping[str, float]], *, tag: str = "run") 
     >>> run_from_dict({"q1": {"a": 2.0, "b": 1.0}}).topics["q1"][1].tolist()
     [2.0, 1.0]
     """
-    topics = {}
+    qids, docnos, scores = [], [], []
     for q, docs in data.items():
-        if not docs:
-            continue
-        topics[str(q)] = (np.array(list(docs.keys())), np.array(list(docs.values()), dtype=np.float64))
-    return Run(topics=topics, tag=tag)
+        for d, sc in docs.items():
+            qids.append(str(q))
+            docnos.append(str(d))
+            scores.append(float(sc))
+    return _build_run(qids, docnos, np.array(scores, dtype=np.float64), tag=tag, path="<dict>", lines=None)
 
 
 def run_from_arrays(qids: Iterable, docnos: Iterable, scores: Iterable, *, tag: str = "run") -> Run:
-    """Build a Run from three parallel sequences; duplicate docnos in a topic raise."""
-    q = np.asarray([str(x) for x in qids])
-    d = np.asarray([str(x) for x in docnos])
+    """Build a Run from three parallel sequences; a docno repeated within a topic raises."""
+    q = [str(x) for x in qids]
+    d = [str(x) for x in docnos]
     s = np.asarray(list(scores), dtype=np.float64)
     if not (len(q) == len(d) == len(s)):
         raise MetricsInputError("qids, docnos and scores differ in length")
-    _check_duplicates(q, d, None, "<arrays>", "run")
-    return Run(topics=_group(q, d, s), tag=tag)
+    return _build_run(q, d, s, tag=tag, path="<arrays>", lines=None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 
 import numpy as np
 
@@ -25,6 +26,7 @@ class TopicJudgments:
     docnos: np.ndarray  # sorted
     grades: np.ndarray  # aligned with docnos
     level_counts: np.ndarray  # level_counts[g] = #docs with grade g >= 0
+    lookup: dict  # docno -> trec_eval relevance value (grade, or UNJUDGED for negative grades)
 
 
 def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
@@ -36,7 +38,8 @@ def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
     for q, (d, g) in qrels.topics.items():
         nonneg = g[g >= 0]
         counts = np.bincount(nonneg) if len(nonneg) else np.zeros(0, dtype=np.int64)
-        out[q] = TopicJudgments(docnos=d, grades=g, level_counts=counts)
+        relv = np.where(g < 0, UNJUDGED, g).tolist()
+        out[q] = TopicJudgments(docnos=d, grades=g, level_counts=counts, lookup=dict(zip(d.tolist(), relv)))
     qrels._cache["prepared"] = out
     return out
 
@@ -121,27 +124,64 @@ def make_batch(qrels_prepared: dict[str, TopicJudgments], run, qids: list[str], 
                max_docs: int | None = None, judged_only: bool = False) -> Batch:
     """Rank every topic of ``run`` listed in ``qids`` and look up relevance values.
 
-    Topics in ``qids`` that the run lacks get an empty ranking (used by ``-c``).
+    All topics are ranked in one sort (topic, then score descending); only topics with tied
+    scores are re-ranked with the docno tie-break. Topics in ``qids`` that the run lacks get
+    an empty ranking (used by ``-c``).
     """
-    rows = []
+    T = len(qids)
+    rel_parts, score_parts, lens, doc_parts = [], [], [], []
     for q in qids:
-        entry = run.topics.get(q)
-        if entry is None:
-            rows.append(np.zeros(0, dtype=np.int64))
+        span = run.index.get(q)
+        if span is None:
+            lens.append(0)
             continue
-        d, s = entry
-        order = rank_topic(d, s)
-        if max_docs is not None and len(order) > max_docs:
-            order = order[:max_docs]
-        r = topic_relevance(qrels_prepared.get(q), d[order])
-        if judged_only:
-            r = r[r >= 0]
-        rows.append(r)
-    num_ret = np.array([len(r) for r in rows], dtype=np.int64)
-    depth = int(num_ret.max()) if len(rows) else 0
-    mat = np.full((len(rows), depth), PAD, dtype=np.int64)
-    for i, r in enumerate(rows):
-        mat[i, : len(r)] = r
+        a, b = span
+        docs = run.docnos[a:b]
+        tj = qrels_prepared.get(q)
+        if tj is None:
+            rel_parts.append(np.full(b - a, NONPOOL, dtype=np.int64))
+        else:
+            rel_parts.append(np.fromiter(map(tj.lookup.get, docs, repeat(NONPOOL, b - a)), dtype=np.int64,
+                                         count=b - a))
+        score_parts.append(run.scores[a:b])
+        doc_parts.append(docs)
+        lens.append(b - a)
+    lens_a = np.array(lens, dtype=np.int64)
+    if lens_a.sum() == 0:
+        return Batch(qids=list(qids), rel=np.full((T, 0), PAD, dtype=np.int64), num_ret=np.zeros(T, dtype=np.int64),
+                     level_counts=_counts(qrels_prepared, qids), level=level)
+    rel = np.concatenate(rel_parts)
+    scores = np.concatenate(score_parts)
+    tidx = np.repeat(np.arange(T), lens_a)
+    order = np.lexsort((-scores, tidx))
+    ss, st = scores[order], tidx[order]
+    tie = (ss[1:] == ss[:-1]) & (st[1:] == st[:-1])
+    starts = np.concatenate(([0], np.cumsum(lens_a)[:-1]))
+    if tie.any():
+        docs_flat = [d for part in doc_parts for d in part]
+        for t in np.unique(st[1:][tie]).tolist():
+            a, b = int(starts[t]), int(starts[t] + lens_a[t])
+            seg = order[a:b]
+            dn = np.array([docs_flat[i] for i in seg.tolist()])
+            order[a:b] = seg[rank_topic(dn, scores[seg])]
+    rel_sorted = rel[order]
+    rank = np.arange(len(order)) - starts[st]
+    if max_docs is not None:
+        keep = rank < max_docs
+        rel_sorted, st, rank = rel_sorted[keep], st[keep], rank[keep]
+    if judged_only:
+        keep = rel_sorted >= 0
+        rel_sorted, st = rel_sorted[keep], st[keep]
+        counts = np.bincount(st, minlength=T)
+        new_starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank = np.arange(len(st)) - new_starts[st]
+    num_ret = np.bincount(st, minlength=T).astype(np.int64)
+    depth = int(num_ret.max()) if T else 0
+    mat = np.full((T, depth), PAD, dtype=np.int64)
+    mat[st, rank] = rel_sorted
+    return Batch(qids=list(qids), rel=mat, num_ret=num_ret, level_counts=_counts(qrels_prepared, qids), level=level)
+
+
+def _counts(prepared: dict[str, TopicJudgments], qids: list[str]) -> list[np.ndarray]:
     empty = np.zeros(0, dtype=np.int64)
-    counts = [qrels_prepared[q].level_counts if q in qrels_prepared else empty for q in qids]
-    return Batch(qids=list(qids), rel=mat, num_ret=num_ret, level_counts=counts, level=level)
+    return [prepared[q].level_counts if q in prepared else empty for q in qids]

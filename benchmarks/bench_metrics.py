@@ -1,0 +1,182 @@
+"""Benchmark: qrelsmith metrics vs pytrec_eval-terrier vs ranx on 100 runs × 50 topics × 1000 docs.
+
+Generates seeded data into benchmarks/_data/ (gitignored), then times
+  * qrelsmith end to end (read qrels + 100 run files, evaluate, results out),
+  * qrelsmith evaluation only (data already loaded),
+  * pytrec_eval end to end (Python parsing into dicts + evaluate) and evaluation only,
+  * ranx end to end (from_file + evaluate) and evaluation only (numba warm-up excluded),
+checks that the numbers agree and prints a table with ratios.
+
+Run: .venv/bin/python benchmarks/bench_metrics.py [--runs 100 --topics 50 --docs 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from metrics import evaluate_many, read_qrels, read_run  # noqa: E402
+
+MEASURES = ["map", "ndcg_cut.10", "P.10", "recip_rank", "Rprec", "bpref"]
+NAMES = ["map", "ndcg_cut_10", "P_10", "recip_rank", "Rprec", "bpref"]
+
+
+def generate(data: Path, *, runs: int, topics: int, docs: int, judged: int, seed: int = 42) -> tuple[Path, list[Path]]:
+    """Write a qrels file (~judged docs per topic) and `runs` run files with distinct scores."""
+    data.mkdir(parents=True, exist_ok=True)
+    stamp = data / f"stamp_{runs}_{topics}_{docs}_{judged}_{seed}"
+    qrels_path = data / "qrels.txt"
+    run_paths = [data / f"run{i:03d}.txt" for i in range(runs)]
+    if stamp.exists():
+        return qrels_path, run_paths
+    rng = random.Random(seed)
+    pool = {t: [f"D{t}-{i:05d}" for i in range(docs * 3)] for t in range(topics)}
+    with open(qrels_path, "w") as fh:
+        for t in range(topics):
+            for d in rng.sample(pool[t], judged):
+                g = rng.choices((0, 1, 2), weights=(80, 15, 5))[0]
+                fh.write(f"{t + 1} 0 {d} {g}\n")
+    for i, path in enumerate(run_paths):
+        lines = []
+        for t in range(topics):
+            chosen = rng.sample(pool[t], docs)
+            scores = rng.sample(range(1, 1 << 20), docs)
+            scores.sort(reverse=True)
+            for r, (d, s) in enumerate(zip(chosen, scores), 1):
+                lines.append(f"{t + 1} Q0 {d} {r} {s / 1024:.10g} run{i:03d}\n")
+        path.write_text("".join(lines))
+    stamp.touch()
+    return qrels_path, run_paths
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def ours(qrels_path, run_paths):
+    qrels = read_qrels(qrels_path)
+    runs = [read_run(p) for p in run_paths]
+    return qrels, runs
+
+
+def parse_dicts(qrels_path, run_paths):
+    """The usual pure-Python parsing into pytrec_eval's dict layout."""
+    qrels: dict = {}
+    with open(qrels_path) as fh:
+        for line in fh:
+            q, _, d, g = line.split()
+            qrels.setdefault(q, {})[d] = int(g)
+    runs = []
+    for p in run_paths:
+        run: dict = {}
+        with open(p) as fh:
+            for line in fh:
+                q, _, d, _, s, _ = line.split()
+                run.setdefault(q, {})[d] = float(s)
+        runs.append(run)
+    return qrels, runs
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--topics", type=int, default=50)
+    ap.add_argument("--docs", type=int, default=1000)
+    ap.add_argument("--judged", type=int, default=500)
+    ap.add_argument("--data", default=str(ROOT / "benchmarks" / "_data"))
+    args = ap.parse_args()
+    qrels_path, run_paths = generate(Path(args.data), runs=args.runs, topics=args.topics, docs=args.docs,
+                                     judged=args.judged)
+    rows = []
+
+    # qrelsmith
+    def q_e2e():
+        qrels, runs = ours(qrels_path, run_paths)
+        return evaluate_many(qrels, runs, MEASURES)
+    t_q_e2e, res_q = timed(q_e2e)
+    qrels, runs = ours(qrels_path, run_paths)
+    qrels._cache.clear()
+    t_q_eval, res_q = timed(lambda: evaluate_many(qrels, runs, MEASURES))
+    rows.append(("qrelsmith metrics", t_q_e2e, t_q_eval))
+    ours_vals = [r.per_topic for r in res_q]
+
+    # pytrec_eval
+    import pytrec_eval
+    pt_names = {"map", "ndcg_cut_10", "P_10", "recip_rank", "Rprec", "bpref"}
+
+    def p_e2e():
+        qd, rds = parse_dicts(qrels_path, run_paths)
+        ev = pytrec_eval.RelevanceEvaluator(qd, pt_names)
+        return [ev.evaluate(r) for r in rds]
+    t_p_e2e, _ = timed(p_e2e)
+    qd, rds = parse_dicts(qrels_path, run_paths)
+
+    def p_eval():
+        ev = pytrec_eval.RelevanceEvaluator(qd, pt_names)
+        return [ev.evaluate(r) for r in rds]
+    t_p_eval, res_p = timed(p_eval)
+    rows.append(("pytrec_eval-terrier", t_p_e2e, t_p_eval))
+
+    worst_p = 0.0
+    for mine, theirs in zip(ours_vals, res_p):
+        for q, vals in theirs.items():
+            for n in NAMES:
+                worst_p = max(worst_p, abs(mine[q][n] - vals[n]))
+
+    # ranx
+    worst_r = None
+    try:
+        from ranx import Qrels as RQ
+        from ranx import Run as RR
+        from ranx import evaluate as revaluate
+        rmetrics = ["map", "ndcg@10", "precision@10", "mrr", "r-precision", "bpref"]
+        rq0 = RQ.from_dict(qd)
+        rr0 = RR.from_dict(rds[0])
+        revaluate(rq0, rr0, rmetrics, make_comparable=True)  # numba warm-up (JIT), not timed
+
+        def r_e2e():
+            rq = RQ.from_file(str(qrels_path), kind="trec")
+            rrs = [RR.from_file(str(p), kind="trec") for p in run_paths]
+            return [revaluate(rq, r, rmetrics, return_mean=False, make_comparable=True) for r in rrs]
+        t_r_e2e, _ = timed(r_e2e)
+        rq = RQ.from_dict(qd)
+        rrs = [RR.from_dict(r) for r in rds]
+        t_r_eval, res_r = timed(lambda: [revaluate(rq, r, rmetrics, return_mean=False, make_comparable=True)
+                                         for r in rrs])
+        rows.append(("ranx (numba, warm)", t_r_e2e, t_r_eval))
+        worst_r = {}
+        qids = sorted(rq.keys())
+        for mine, theirs in zip(ours_vals, res_r):
+            for m_r, n in zip(rmetrics, NAMES):
+                for q, v in zip(qids, theirs[m_r]):
+                    worst_r[n] = max(worst_r.get(n, 0.0), abs(mine[q][n] - float(v)))
+    except Exception as exc:  # pragma: no cover - optional dependency
+        print(f"ranx skipped: {exc!r}")
+
+    n_eval = args.runs * args.topics
+    print(f"\n{args.runs} runs × {args.topics} topics × {args.docs} docs, qrels {args.judged} judged/topic; "
+          f"measures {' '.join(NAMES)}; cpus={os.cpu_count()}")
+    print(f"{'tool':<22}{'end-to-end s':>14}{'eval-only s':>13}{'e2e ratio':>11}{'eval ratio':>12}")
+    base_e2e, base_eval = rows[0][1], rows[0][2]
+    for name, e2e, ev in rows:
+        print(f"{name:<22}{e2e:>14.3f}{ev:>13.3f}{e2e / base_e2e:>10.2f}x{ev / base_eval:>11.2f}x")
+    print(f"(ratios: time / qrelsmith time; {n_eval} topic evaluations)")
+    print(f"max |qrelsmith - pytrec_eval| over all runs/topics/measures: {worst_p:.2e}")
+    if worst_r is not None:
+        print("max |qrelsmith - ranx| per measure: " + ", ".join(f"{k}={v:.2e}" for k, v in worst_r.items()))
+    ok = worst_p < 1e-6
+    print("agreement with pytrec_eval:", "OK" if ok else "MISMATCH")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
