@@ -58,6 +58,8 @@ def demo_setup(*, seed: int = 42, num_documents: int = 1200, num_topics: int = 1
     for username, _password, role in ACCOUNTS:
         if not Membership.objects.filter(collection=collection, user=users[username]).exists():
             membership_set(collection=collection, user=users[username], role=role)
+    if _complete(collection):
+        return report
     data = demo_corpus.generate(seed=seed, num_documents=num_documents, num_topics=num_topics)
     with tempfile.TemporaryDirectory(prefix="qrelsmith-demo-") as tmp:
         _load(collection=collection, data=data, tmp=Path(tmp), depth=depth, seed=seed,
@@ -95,7 +97,7 @@ def _load(*, collection, data, tmp: Path, depth: int, seed: int, lead, report: D
         # A run's group and description apply to every file of one import, so each variant is its own.
         summary = imports.runs_import(collection=collection, sources=[path], group=variant.group,
                                       description=variant.description, user=lead)
-        report.steps.append(summary.line())
+        report.steps.append(f"{variant.tag}: {summary.line()}")
     if not collection.qrels_sets.filter(name=QRELS_NAME).exists():
         path = tmp / "prior-round.qrels"
         with path.open("w", encoding="utf-8") as out:
@@ -107,6 +109,18 @@ def _load(*, collection, data, tmp: Path, depth: int, seed: int, lead, report: D
         with transaction.atomic():
             pool = pool_build(collection=collection, name=POOL_NAME, strategy="depth", depth=10, user=lead)
         report.steps.append(f"pool {pool.name}: {pool.pairs.count()} pairs")
+
+
+def _complete(collection: Collection) -> bool:
+    """Return True if every demo step has been done, so nothing needs generating."""
+    tags = set(collection.runs.values_list("tag", flat=True))
+    return (
+        collection.topics.exists()
+        and collection.documents.exists()
+        and all(variant.tag in tags for variant in retrieval.VARIANTS)
+        and collection.qrels_sets.filter(name=QRELS_NAME).exists()
+        and collection.pools.filter(name=POOL_NAME).exists()
+    )
 
 
 def _prior_judgments(data, qid: str) -> list[tuple[str, int]]:
