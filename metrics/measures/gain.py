@@ -40,7 +40,8 @@ def _gain_matrix(b: Batch, remap: dict[int, float]) -> tuple[np.ndarray, list[np
         else:
             g = np.where(row > 0, row, 0).astype(np.float64)
         G[t] = g
-        ig = np.concatenate([np.full(n, gv) for gv, n in ideal if gv > 0]) if ideal else np.zeros(0)
+        parts = [np.full(n, gv) for gv, n in ideal if gv > 0]
+        ig = np.concatenate(parts) if parts else np.zeros(0)
         ideals.append(ig)
     return G, ideals
 
