@@ -8,6 +8,7 @@ management commands call, storing progress, then the result or the readable prob
 from __future__ import annotations
 
 import logging
+import os
 import time
 import uuid
 from collections.abc import Iterable
@@ -170,6 +171,16 @@ def _remove_files(job: Job) -> None:
             default_storage.delete(entry["path"])
         except OSError:  # a missing file is fine; the job is over either way
             logger.warning("Could not remove %s", entry["path"])
+    if job.files:
+        _remove_empty_directory(os.path.dirname(job.files[0]["path"]))
+
+
+def _remove_empty_directory(name: str) -> None:
+    """Remove the job's upload directory on local storage; object stores have no directories."""
+    try:
+        os.rmdir(default_storage.path(name))
+    except (NotImplementedError, OSError):
+        pass
 
 
 def _describe_failure(exc: Exception) -> tuple[list[str], str]:

@@ -27,6 +27,7 @@ def test_a_run_upload_job_imports_records_its_summary_and_removes_the_file(colle
     assert job.started_at and job.finished_at and job.task_id
     assert Run.objects.get(tag="two").uploaded_by == lead
     assert not any(default_storage.exists(entry["path"]) for entry in job.files)
+    assert not any((media / "uploads" / "demo").iterdir())
 
 
 def test_a_failed_import_records_each_problem_with_file_and_line(collection, lead):

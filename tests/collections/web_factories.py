@@ -36,6 +36,7 @@ def seed(collection: Collection) -> dict:
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hasher(settings):
-    """Hash test passwords with MD5: PBKDF2 would dominate the run time of these many small tests."""
+def fast_password_hasher(settings, tmp_path):
+    """Hash test passwords with MD5 (PBKDF2 would dominate these many small tests) and keep uploads in tmp."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.MEDIA_ROOT = tmp_path / "media"
