@@ -123,6 +123,8 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
     aggregate: dict[str, float] = {}
     for req in requests:
         for name, vals in req.measure.func(batch, req.params):
+            if req.measure.single and req.printable:
+                name = f"{name}_{req.printable}"  # trec_eval appends the parameter text
             names.append(name)
             kinds[name] = req.measure.output_kind
             if req.measure.output_kind == "str":

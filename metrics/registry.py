@@ -34,6 +34,11 @@ class Measure:
     higher_is_better: bool = True
     trec: bool = True
     output_kind: str = "float"  # float | int | str
+    single: bool = False  # one output whose name gets "_<params>" appended when params are given
+
+    @property
+    def sorted_cutoffs(self) -> bool:
+        return self.name in ("iprec_at_recall", "Rprec_mult", "rbp")
 
     def parse_params(self, text: str | None) -> tuple:
         """Parse trec_eval's parameter text (``5,10`` or ``1=0.5,2=2``) or return the defaults."""
@@ -47,7 +52,8 @@ class Measure:
                     raise ValueError("cutoffs must be positive")
                 return vals
             if self.param_kind == "floats":
-                return tuple(float(p) for p in parts)
+                vals = tuple(float(p) for p in parts)
+                return tuple(sorted(set(vals))) if self.sorted_cutoffs else vals
             if self.param_kind == "gains":
                 pairs = []
                 for p in parts:
@@ -68,8 +74,11 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
+SINGLE = {"relstring", "utility", "11pt_avg", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "set_F"}
+
+
 def _m(name, desc, func, kind="none", defaults=(), agg="mean", hib=True, trec_=True, out="float"):
-    register(Measure(name, desc, func, kind, tuple(defaults), agg, hib, trec_, out))
+    register(Measure(name, desc, func, kind, tuple(defaults), agg, hib, trec_, out, name in SINGLE))
 
 
 # trec_eval 10.0 print order (measures.c), then the extras.
@@ -134,6 +143,7 @@ class Request:
 
     measure: Measure
     params: tuple = field(default=())
+    printable: str | None = None  # parameter text as given, for trec_eval's "<name>_<params>" names
 
     @property
     def name(self) -> str:
@@ -151,6 +161,7 @@ def resolve(specs: Iterable[str]) -> list[Request]:
     [('map', ()), ('P', (5, 10, 20))]
     """
     merged: dict[str, list] = {}
+    printable: dict[str, str] = {}
     for spec in specs:
         spec = spec.strip()
         if spec in NICKNAMES:
@@ -163,6 +174,7 @@ def resolve(specs: Iterable[str]) -> list[Request]:
         merged.setdefault(fam, [])
         if params:
             merged[fam].append(vals)
+            printable[fam] = params
     out = []
     for fam in sorted(merged, key=_order):
         m = _REG[fam]
@@ -173,7 +185,7 @@ def resolve(specs: Iterable[str]) -> list[Request]:
             params = tuple(sorted({v for g in given for v in g}))
         else:
             params = given[-1]
-        out.append(Request(m, params))
+        out.append(Request(m, params, printable.get(fam) if given else None))
     return out
 
 

@@ -95,7 +95,7 @@ def test_ndcg_gain_remapping_and_parameter_syntax():
     run = run_from_dict({"1": {"a": 2.0, "b": 1.0}})
     plain = evaluate(qrels, run, ["ndcg"]).aggregate["ndcg"]
     assert plain == pytest.approx((1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
-    remapped = evaluate(qrels, run, ["ndcg.2=0.5"]).aggregate["ndcg"]
+    remapped = evaluate(qrels, run, ["ndcg.2=0.5"]).aggregate["ndcg_2=0.5"]
     assert remapped == 1.0  # level 1 (gain 1) now outranks level 2 (gain 0.5)
 
 
