@@ -1,4 +1,4 @@
-"""Factories for the pooling tests (no tests here): runs built straight from rows with runstore.pack,
+"""Factories for the pooling tests (no tests here): runs built from rows with runstore.pack, not the importers."""
 import numpy as np
 
 from collections_app import runstore
