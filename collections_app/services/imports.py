@@ -140,8 +140,9 @@ def runs_import(*, collection: Collection, sources: list, replace: bool = False,
                 run = None
             done += source.consumed
             if run is not None:
-                unknown_counts[id(run)] = sum(1 for docno in run.docnos if docno not in known)
-                run.docnos = set()
+                unknown_counts[id(run)] = (sum(1 for docno in run.docnos.tolist() if docno not in known)
+                                           if known else len(run.docnos))
+                run.docnos = run.docnos[:0]
                 parsed.append(run)
     finally:
         for source in opened:

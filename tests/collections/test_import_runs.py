@@ -1,4 +1,5 @@
 import io
+import random
 
 import pytest
 
@@ -132,3 +133,31 @@ def test_group_description_and_user_are_recorded(topics, tmp_path, lead):
     runs_import(collection=topics, sources=[path], group="uni", description="BM25", user=lead)
     run = Run.objects.get(tag="r")
     assert (run.group, run.description, run.uploaded_by) == ("uni", "BM25", lead)
+
+
+def test_small_blocks_mixing_fast_and_line_by_line_paths_give_trec_eval_order(topics, tmp_path, monkeypatch):
+    from collections_app.importers import sources
+
+    monkeypatch.setattr(sources, "BLOCK", 64)  # many blocks, some with comments (read line by line)
+    rng = random.Random(7)
+    rows = [(qid, f"doc{n}", float(rng.randint(0, 5))) for qid in ("301", "302") for n in range(40)]
+    rng.shuffle(rows)
+    lines = [f"{qid} Q0 {docno} 1 {score} mix\n" for qid, docno, score in rows]
+    lines.insert(17, "# comment in the middle\n")
+    lines.insert(50, "\n")
+    runs_import(collection=topics, sources=[write(tmp_path, "mix.run", "".join(lines))])
+    for qid in ("301", "302"):
+        expected = sorted(((score, docno) for q, docno, score in rows if q == qid), reverse=True)
+        docnos, scores = ranking("mix", qid)
+        assert docnos == [docno for _score, docno in expected]
+        assert scores == [score for score, _docno in expected]
+
+
+def test_problem_lines_stay_exact_across_block_boundaries(topics, tmp_path, monkeypatch):
+    from collections_app.importers import sources
+
+    monkeypatch.setattr(sources, "BLOCK", 50)
+    lines = [f"301 Q0 d{n} {n} {100 - n} t\n" for n in range(1, 30)]
+    lines[22] = "301 Q0 d5 23 1.5 t\n"  # line 23 repeats d5 from line 5
+    problems = [str(p) for p in refused(topics, write(tmp_path, "b.run", "".join(lines))).problems]
+    assert problems == ["b.run:23: docno 'd5' appears again for topic '301' (first on line 5)"]
