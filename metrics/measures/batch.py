@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import repeat
 
 import numpy as np
+
+from ..io import VOCABULARY
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -26,7 +27,8 @@ class TopicJudgments:
     docnos: np.ndarray  # sorted
     grades: np.ndarray  # aligned with docnos
     level_counts: np.ndarray  # level_counts[g] = #docs with grade g >= 0
-    lookup: dict  # docno -> trec_eval relevance value (grade, or UNJUDGED for negative grades)
+    codes: np.ndarray  # sorted vocabulary codes of the judged docnos
+    relvals: np.ndarray  # trec_eval relevance value per code (grade, or UNJUDGED for negative grades)
 
 
 def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
@@ -38,8 +40,10 @@ def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
     for q, (d, g) in qrels.topics.items():
         nonneg = g[g >= 0]
         counts = np.bincount(nonneg) if len(nonneg) else np.zeros(0, dtype=np.int64)
-        relv = np.where(g < 0, UNJUDGED, g).tolist()
-        out[q] = TopicJudgments(docnos=d, grades=g, level_counts=counts, lookup=dict(zip(d.tolist(), relv)))
+        relv = np.where(g < 0, UNJUDGED, g).astype(np.int64)
+        codes = VOCABULARY.encode(d.tolist())
+        order = np.argsort(codes)
+        out[q] = TopicJudgments(docnos=d, grades=g, level_counts=counts, codes=codes[order], relvals=relv[order])
     qrels._cache["prepared"] = out
     return out
 
@@ -124,61 +128,41 @@ def make_batch(qrels_prepared: dict[str, TopicJudgments], run, qids: list[str], 
                max_docs: int | None = None, judged_only: bool = False) -> Batch:
     """Rank every topic of ``run`` listed in ``qids`` and look up relevance values.
 
-    All topics are ranked in one sort (topic, then score descending); only topics with tied
-    scores are re-ranked with the docno tie-break. Topics in ``qids`` that the run lacks get
-    an empty ranking (used by ``-c``).
+    Each topic is sorted by score (a numeric argsort); only topics with tied scores are
+    re-ranked with the docno tie-break. Relevance comes from integer docno codes, so no
+    string is hashed here. Topics in ``qids`` that the run lacks get an empty ranking (``-c``).
     """
     T = len(qids)
-    rel_parts, score_parts, lens, doc_parts = [], [], [], []
+    rows = []
     for q in qids:
         span = run.index.get(q)
         if span is None:
-            lens.append(0)
+            rows.append(None)
             continue
         a, b = span
-        docs = run.docnos[a:b]
+        sc = run.scores[a:b]
+        order = np.argsort(-sc, kind="stable")
+        ss = sc[order]
+        if b - a > 1 and (ss[1:] == ss[:-1]).any():
+            order = rank_topic(np.array(run.docnos[a:b]), sc)
+        if max_docs is not None and len(order) > max_docs:
+            order = order[:max_docs]
+        c = run.codes[a:b][order]
         tj = qrels_prepared.get(q)
-        if tj is None:
-            rel_parts.append(np.full(b - a, NONPOOL, dtype=np.int64))
+        if tj is None or len(tj.codes) == 0:
+            rel = np.full(len(c), NONPOOL, dtype=np.int64)
         else:
-            rel_parts.append(np.fromiter(map(tj.lookup.get, docs, repeat(NONPOOL, b - a)), dtype=np.int64,
-                                         count=b - a))
-        score_parts.append(run.scores[a:b])
-        doc_parts.append(docs)
-        lens.append(b - a)
-    lens_a = np.array(lens, dtype=np.int64)
-    if lens_a.sum() == 0:
-        return Batch(qids=list(qids), rel=np.full((T, 0), PAD, dtype=np.int64), num_ret=np.zeros(T, dtype=np.int64),
-                     level_counts=_counts(qrels_prepared, qids), level=level)
-    rel = np.concatenate(rel_parts)
-    scores = np.concatenate(score_parts)
-    tidx = np.repeat(np.arange(T), lens_a)
-    order = np.lexsort((-scores, tidx))
-    ss, st = scores[order], tidx[order]
-    tie = (ss[1:] == ss[:-1]) & (st[1:] == st[:-1])
-    starts = np.concatenate(([0], np.cumsum(lens_a)[:-1]))
-    if tie.any():
-        docs_flat = [d for part in doc_parts for d in part]
-        for t in np.unique(st[1:][tie]).tolist():
-            a, b = int(starts[t]), int(starts[t] + lens_a[t])
-            seg = order[a:b]
-            dn = np.array([docs_flat[i] for i in seg.tolist()])
-            order[a:b] = seg[rank_topic(dn, scores[seg])]
-    rel_sorted = rel[order]
-    rank = np.arange(len(order)) - starts[st]
-    if max_docs is not None:
-        keep = rank < max_docs
-        rel_sorted, st, rank = rel_sorted[keep], st[keep], rank[keep]
-    if judged_only:
-        keep = rel_sorted >= 0
-        rel_sorted, st = rel_sorted[keep], st[keep]
-        counts = np.bincount(st, minlength=T)
-        new_starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        rank = np.arange(len(st)) - new_starts[st]
-    num_ret = np.bincount(st, minlength=T).astype(np.int64)
+            pos = np.minimum(np.searchsorted(tj.codes, c), len(tj.codes) - 1)
+            rel = np.where(tj.codes[pos] == c, tj.relvals[pos], NONPOOL)
+        if judged_only:
+            rel = rel[rel >= 0]
+        rows.append(rel)
+    num_ret = np.array([0 if r is None else len(r) for r in rows], dtype=np.int64)
     depth = int(num_ret.max()) if T else 0
     mat = np.full((T, depth), PAD, dtype=np.int64)
-    mat[st, rank] = rel_sorted
+    for i, r in enumerate(rows):
+        if r is not None:
+            mat[i, : len(r)] = r
     return Batch(qids=list(qids), rel=mat, num_ret=num_ret, level_counts=_counts(qrels_prepared, qids), level=level)
 
 
