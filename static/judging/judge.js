@@ -1,7 +1,7 @@
 /* qrelsmith judging page: keyboard-first, no page reloads, never loses a judgment.
  *
- * Untrusted document text is only ever inserted with textContent / text nodes (never
- * innerHTML). Every submit carries a client-generated token, so a retried or doubled
+ * Untrusted document text is only ever inserted with textContent / text nodes, never
+ * parsed as HTML. Every submit carries a client-generated token, so a retried or doubled
  * submit records one judgment. Unsent judgments wait in localStorage until the server
  * has them.
  */
@@ -19,6 +19,7 @@
   var shown = null;                // payload on screen
   var revisiting = false;          // shown is an earlier judgment
   var inFlight = false;
+  var leaving = false;             // navigating away (batch finished): accept no more keys
   var retryDelay = 1000;
   var activeMs = 0;
   var lastTick = Date.now();
@@ -145,11 +146,14 @@
   }
   var queue = loadQueue();
 
+  function leave(url) {
+    leaving = true;
+    setBusy(true);
+    window.location.assign(url);
+  }
+
   function applyState(data) {
-    if (data.redirect) {
-      window.location.assign(data.redirect);
-      return;
-    }
+    if (data.redirect) { leave(data.redirect); return; }
     var onScreen = shown && !revisiting ? shown.item : null;
     state = { current: data.current, next: data.next, progress: data.progress, blocked: data.blocked };
     renderProgress(state.progress);
@@ -159,6 +163,7 @@
   }
 
   function flush() {
+    if (leaving) { return; }
     if (!queue.length) { setBusy(false); return; }
     setBusy(true);
     var entry = queue[0];
@@ -178,7 +183,7 @@
           if (!queue.length) { applyState(data); }
         } else {
           status("Not saved: " + (data.detail || response.status), true);
-          if (data.redirect) { window.location.assign(data.redirect); return; }
+          if (data.redirect) { leave(data.redirect); return; }
           refresh();
         }
         flush();
@@ -198,7 +203,7 @@
   }
 
   function submit(fields) {
-    if (inFlight || !shown) { return; }
+    if (inFlight || leaving || !shown) { return; }
     tick();
     var entry = {
       item: shown.item,

@@ -1,0 +1,64 @@
+"""Forms of the leads' campaign pages."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from collections_app.models import Membership, Pool, QrelsSet
+from judging.models import Campaign, QrelsVersion
+
+
+class CampaignCreateForm(forms.Form):
+    """Start a campaign from a pool: who judges, how work is split and overlapped, gold and crowd."""
+
+    name = forms.CharField(max_length=200)
+    pool = forms.ModelChoiceField(queryset=Pool.objects.none())
+    assessors = forms.ModelMultipleChoiceField(
+        queryset=get_user_model().objects.none(), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    split = forms.ChoiceField(choices=Campaign.Split.choices, initial=Campaign.Split.SHARED_QUEUE)
+    overlap = forms.ChoiceField(choices=Campaign.Overlap.choices, initial=Campaign.Overlap.NONE)
+    judgments_per_pair = forms.IntegerField(min_value=1, max_value=20, initial=1, label="r (judgments per pair)")
+    overlap_fraction = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0, label="Fraction judged twice")
+    calibration_size = forms.IntegerField(min_value=0, initial=0, label="Calibration pairs (judged by everyone)")
+    order = forms.ChoiceField(choices=Campaign.Order.choices, initial=Campaign.Order.POOL)
+    seed = forms.IntegerField(initial=0)
+    lease_seconds = forms.IntegerField(min_value=30, max_value=24 * 3600, initial=600, label="Lease length (seconds)")
+    gold_qrels = forms.ModelChoiceField(queryset=QrelsSet.objects.none(), required=False, label="Gold qrels")
+    gold_rate = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0)
+    gold_accuracy_threshold = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0)
+    crowd_enabled = forms.BooleanField(required=False, label="Open a crowd batch link")
+    crowd_batch_size = forms.IntegerField(min_value=1, max_value=1000, initial=20)
+    crowd_instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
+    crowd_completion_code = forms.CharField(max_length=100, required=False)
+    crowd_completion_url = forms.URLField(max_length=2000, required=False, label="Completion URL (Prolific)", assume_scheme="https")
+
+    def __init__(self, *args, collection, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["pool"].queryset = Pool.objects.filter(collection=collection).order_by("name")
+        self.fields["gold_qrels"].queryset = QrelsSet.objects.filter(collection=collection).order_by("name")
+        self.fields["assessors"].queryset = (
+            get_user_model().objects.filter(memberships__collection=collection).distinct().order_by("username")
+        )
+        self.fields["assessors"].initial = list(
+            Membership.objects.filter(collection=collection, role=Membership.Role.ASSESSOR).values_list("user_id", flat=True)
+        )
+
+
+class AdjudicateForm(forms.Form):
+    """Set the final label of one disagreed pair."""
+
+    item = forms.IntegerField(widget=forms.HiddenInput)
+    grade = forms.TypedChoiceField(coerce=int, choices=())
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+    def __init__(self, *args, scale, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["grade"].choices = [(g["grade"], f"{g['grade']} — {g['name']}") for g in scale]
+
+
+class FreezeForm(forms.Form):
+    """Freeze a qrels version under a rule."""
+
+    rule = forms.ChoiceField(choices=QrelsVersion.Rule.choices)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)

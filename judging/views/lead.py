@@ -1,0 +1,182 @@
+"""Leads' campaign pages: create, overview, conflicts and adjudication, qrels versions, export."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from collections_app.access import collection_for_user
+from judging import forms
+from judging.access import campaign_for_user
+from judging.models import Assessor, Campaign, Item, QrelsVersion
+from judging.selectors import campaign_progress, conflicts
+from judging.services.campaigns import campaign_create
+from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
+
+EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+def _lead_campaign(request: HttpRequest, slug: str, campaign_id: int) -> Campaign:
+    """Resolve a campaign for a lead of the collection in the URL (404 if it belongs elsewhere)."""
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    campaign = campaign_for_user(request.user, campaign_id, lead_only=True)
+    if campaign.collection_id != collection.pk:
+        raise Http404("No such campaign.")
+    return campaign
+
+
+@login_required
+def campaign_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """List the collection's campaigns and offer to start one from a pool."""
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    campaigns = (
+        Campaign.objects.filter(collection=collection)
+        .select_related("pool")
+        .annotate(num_items=Count("items", distinct=True), num_assessors=Count("assessors", distinct=True))
+    )
+    return render(request, "judging/campaign_list.html", {"collection": collection, "campaigns": campaigns})
+
+
+@login_required
+def campaign_new(request: HttpRequest, slug: str) -> HttpResponse:
+    """Create a campaign from a pool with the chosen split, overlap, order, gold and crowd options."""
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    form = forms.CampaignCreateForm(request.POST if request.method == "POST" else None, collection=collection)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        data["assessors"] = list(data["assessors"])
+        try:
+            campaign = campaign_create(collection=collection, created_by=request.user, **data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Campaign {campaign.name} started with {campaign.items.count()} items.")
+            return redirect("campaign-detail", slug=slug, campaign_id=campaign.pk)
+    return render(request, "judging/campaign_new.html", {"collection": collection, "form": form})
+
+
+@login_required
+@require_GET
+def campaign_detail(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """Show progress overall and per topic, assessors with their counts, and the crowd link."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    assessors = (
+        Assessor.objects.filter(campaign=campaign)
+        .select_related("user")
+        .annotate(
+            num_judged=Count("judgments", filter=Q(judgments__skipped=False)),
+            num_skipped=Count("judgments", filter=Q(judgments__skipped=True)),
+        )
+        .order_by("kind", "id")
+    )
+    crowd_link = request.build_absolute_uri(reverse("crowd-entry", args=[campaign.crowd_token]))
+    return render(request, "judging/campaign_detail.html", {
+        "collection": campaign.collection, "campaign": campaign, "progress": campaign_progress(campaign=campaign),
+        "assessors": assessors, "crowd_link": crowd_link,
+    })
+
+
+@login_required
+def campaign_conflicts(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """List pairs whose labels disagree and let the lead set the final label with a note."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    scale = campaign.collection.scale
+    if request.method == "POST":
+        form = forms.AdjudicateForm(request.POST, scale=scale)
+        if form.is_valid():
+            item = get_object_or_404(Item, pk=form.cleaned_data["item"], campaign=campaign)
+            try:
+                adjudicate(item=item, grade=form.cleaned_data["grade"], note=form.cleaned_data["note"], user=request.user)
+            except ValidationError as error:
+                messages.error(request, "; ".join(error.messages))
+            else:
+                messages.success(request, f"Final label {form.cleaned_data['grade']} set.")
+            return redirect("campaign-conflicts", slug=slug, campaign_id=campaign.pk)
+        messages.error(request, "Choose a grade from the scale.")
+    rows = conflicts(campaign=campaign)
+    adjudications = {a.item_id: a for a in campaign.adjudications.all()}
+    for row in rows:
+        item = row["item"]
+        row["adjudication"] = adjudications.get(getattr(item, "pk", item))
+        row["form"] = forms.AdjudicateForm(initial={"item": getattr(item, "pk", item)}, scale=scale)
+    return render(request, "judging/campaign_conflicts.html", {
+        "collection": campaign.collection, "campaign": campaign, "rows": rows,
+    })
+
+
+def _parse_qrels(content: str) -> dict[tuple[str, str], int]:
+    labels = {}
+    for line in content.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            labels[(parts[0], parts[2])] = int(parts[3])
+    return labels
+
+
+def _compare(a: QrelsVersion, b: QrelsVersion) -> dict:
+    """Count what changed between two frozen versions: pairs added, removed, relabelled."""
+    left, right = _parse_qrels(a.content), _parse_qrels(b.content)
+    shared = left.keys() & right.keys()
+    return {
+        "a": a, "b": b,
+        "only_a": len(left.keys() - right.keys()),
+        "only_b": len(right.keys() - left.keys()),
+        "changed": sum(1 for key in shared if left[key] != right[key]),
+        "same": sum(1 for key in shared if left[key] == right[key]),
+    }
+
+
+@login_required
+def campaign_qrels(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """Freeze a qrels version under a rule, list frozen versions and compare two of them."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    form = forms.FreezeForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = qrels_freeze(campaign=campaign, user=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Qrels version {version.number} frozen ({version.num_judgments} labels).")
+            return redirect("campaign-qrels", slug=slug, campaign_id=campaign.pk)
+    versions = list(
+        QrelsVersion.objects.filter(collection=campaign.collection).defer("content").order_by("-number")
+    )
+    comparison = None
+    a, b = request.GET.get("a", ""), request.GET.get("b", "")
+    if a.isdigit() and b.isdigit():
+        pair = {v.number: v for v in QrelsVersion.objects.filter(collection=campaign.collection, number__in=[a, b])}
+        if int(a) in pair and int(b) in pair:
+            comparison = _compare(pair[int(a)], pair[int(b)])
+    return render(request, "judging/campaign_qrels.html", {
+        "collection": campaign.collection, "campaign": campaign, "form": form, "versions": versions,
+        "comparison": comparison,
+    })
+
+
+@login_required
+@require_GET
+def qrels_download(request: HttpRequest, slug: str, campaign_id: int, number: int) -> HttpResponse:
+    """Download a frozen qrels version exactly as frozen (TREC format)."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    version = get_object_or_404(QrelsVersion, collection=campaign.collection, number=number)
+    response = HttpResponse(version.content, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.collection.slug}-qrels-v{version.number}.txt"'
+    return response
+
+
+@login_required
+@require_GET
+def judgments_download(request: HttpRequest, slug: str, campaign_id: int, fmt: str) -> HttpResponse:
+    """Download every individual judgment (CSV or JSONL) with assessor, time and revision count."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    if fmt not in EXPORT_TYPES:
+        raise Http404("Unknown export format.")
+    response = HttpResponse(judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
+    return response

@@ -1,0 +1,166 @@
+"""The judging workspace shared by experts and crowd workers: state as JSON, submit, back.
+
+Both the expert page (``/judge/<id>/``) and the crowd page (``/crowd/<token>/``) resolve an
+``Assessor`` first (each its own way) and then call these functions, so the judging rules
+live in one place. Gold flags and other assessors' labels are never sent to the browser
+(blind judging; a worker must not be able to spot honeypots).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, JsonResponse
+
+from judging.models import Assessor, Item, Judgment
+from judging.selectors import progress_for_assessor
+from judging.services.allocation import item_next, item_peek_next
+from judging.services.judgments import judgment_previous, judgment_submit
+
+STOPWORDS = frozenset(
+    "a an and are as at be by for from has have how in is it its of on or that the this to was what"
+    " when where which who why will with does do did can about into than then there their".split()
+)
+MAX_COMMENT = 2000
+MAX_REASON = 300
+
+
+def query_terms(topic) -> list[str]:
+    """Return the distinct lower-case words of the topic's title worth highlighting in a document."""
+    seen: list[str] = []
+    for word in re.findall(r"\w+", topic.title.lower()):
+        if len(word) > 1 and word not in STOPWORDS and word not in seen:
+            seen.append(word)
+    return seen
+
+
+def _items(queryset):
+    return queryset.select_related("pair__topic", "pair__document")
+
+
+def item_payload(item: Item, *, judgment: Judgment | None = None) -> dict:
+    """Serialize one pair for the browser: topic, document and (when revisiting) my earlier label.
+
+    Text goes out as JSON strings; the page inserts it with textContent only.
+    """
+    pair = item.pair
+    topic = pair.topic
+    document = pair.document
+    return {
+        "item": item.pk,
+        "qid": topic.qid,
+        "topic": {"title": topic.title, "description": topic.description, "narrative": topic.narrative},
+        "terms": query_terms(topic),
+        "docno": pair.docno,
+        "doc": {
+            "title": document.title if document else "",
+            "text": document.text if document else "(document text unavailable)",
+            "url": document.url if document else "",
+        },
+        "judgment": None if judgment is None else {
+            "id": judgment.pk,
+            "grade": judgment.grade,
+            "skipped": judgment.skipped,
+            "comment": judgment.comment,
+        },
+    }
+
+
+def _reload(item: Item | None) -> Item | None:
+    """Fetch the item with its topic and document in one query (services may return bare rows)."""
+    if item is None:
+        return None
+    return _items(Item.objects).get(pk=item.pk)
+
+
+def workspace_state(*, assessor: Assessor) -> dict:
+    """Return what the page shows next: the leased current pair, the preloaded one, my progress."""
+    if assessor.blocked:
+        return {"current": None, "next": None, "progress": progress_for_assessor(assessor=assessor), "blocked": True}
+    current = _reload(item_next(assessor=assessor))
+    following = _reload(item_peek_next(assessor=assessor, after_item=current)) if current else None
+    return {
+        "current": item_payload(current) if current else None,
+        "next": item_payload(following) if following else None,
+        "progress": progress_for_assessor(assessor=assessor),
+        "blocked": False,
+    }
+
+
+def _error(detail: str, code: str, status: int = 400) -> JsonResponse:
+    return JsonResponse({"detail": detail, "code": code}, status=status)
+
+
+def handle_state(request: HttpRequest, assessor: Assessor) -> JsonResponse:
+    """Answer GET state.json."""
+    return JsonResponse(workspace_state(assessor=assessor))
+
+
+def handle_submit(request: HttpRequest, assessor: Assessor) -> JsonResponse:
+    """Answer POST submit.json: record (or revise) one judgment, then return the new state.
+
+    The body is JSON {item, grade, skipped, skip_reason, comment, active_seconds, client_token}.
+    A repeated client_token is answered like the first (the service is idempotent on it).
+    """
+    if request.method != "POST":
+        return _error("POST required.", "method", 405)
+    try:
+        body = json.loads(request.body or b"{}")
+        item_id = int(body["item"])
+        token = str(body["client_token"])[:64]
+        skipped = bool(body.get("skipped", False))
+        grade = None if skipped else int(body["grade"])
+        seconds = max(0.0, min(float(body.get("active_seconds", 0.0)), 24 * 3600.0))
+    except (ValueError, KeyError, TypeError):
+        return _error("Malformed judgment.", "malformed")
+    if not token:
+        return _error("client_token is required.", "malformed")
+    if assessor.blocked:
+        return _error("You have been stopped from judging in this campaign.", "blocked", 403)
+    item = Item.objects.filter(pk=item_id, campaign_id=assessor.campaign_id).first()
+    if item is None:
+        return _error("No such pair in this campaign.", "not_found", 404)
+    try:
+        judgment = judgment_submit(
+            assessor=assessor,
+            item=item,
+            grade=grade,
+            skipped=skipped,
+            skip_reason=str(body.get("skip_reason", ""))[:MAX_REASON],
+            comment=str(body.get("comment", ""))[:MAX_COMMENT],
+            active_seconds=seconds,
+            client_token=token,
+        )
+    except ValidationError as error:
+        return _error("; ".join(error.messages), error.code or "invalid")
+    assessor.refresh_from_db(fields=["blocked"])
+    state = workspace_state(assessor=assessor)
+    state["saved"] = {"item": item.pk, "judgment": judgment.pk, "client_token": token}
+    return JsonResponse(state)
+
+
+def handle_back(request: HttpRequest, assessor: Assessor) -> JsonResponse:
+    """Answer GET back.json?before=<judgment id>: my judgment before that one, to look at or revise."""
+    before = None
+    raw = request.GET.get("before")
+    if raw:
+        before = Judgment.objects.filter(pk=raw if raw.isdigit() else 0, assessor=assessor).first()
+    previous = judgment_previous(assessor=assessor, before=before)
+    if previous is None:
+        return JsonResponse({"previous": None})
+    item = _items(Item.objects).get(pk=previous.item_id)
+    return JsonResponse({"previous": item_payload(item, judgment=previous)})
+
+
+def page_context(*, assessor: Assessor, urls: dict[str, str]) -> dict:
+    """Return the template context of the judging page: the initial state is rendered inline."""
+    campaign = assessor.campaign
+    collection = campaign.collection
+    return {
+        "assessor": assessor,
+        "campaign": campaign,
+        "collection": collection,
+        "scale": collection.scale,
+        "initial": {"state": workspace_state(assessor=assessor), "scale": collection.scale, "urls": urls},
+    }
