@@ -158,3 +158,19 @@ def test_assessor_cannot_upload_through_the_page(client, alice, seeded):
     response = _client(client, alice).post("/c/demo/upload/runs/", {"files": [upload]})
     assert response.status_code == 403
     assert Job.objects.count() == 0
+
+
+@pytest.mark.parametrize("index", range(9))
+def test_anonymous_cannot_change_anything_through_the_api(seeded, index):
+    method, url, data, fmt = _writes()[index]
+    response = getattr(_api(None), method)(url, data, format=fmt)
+    assert response.status_code in (401, 403)
+    assert Job.objects.count() == 0
+    assert Run.objects.filter(tag="bm25").exists() and Pool.objects.filter(name="p10").exists()
+
+
+def test_anonymous_cannot_create_a_collection(db):
+    from collections_app.models import Collection
+
+    assert _api(None).post("/api/collections/", {"slug": "x"}, format="json").status_code in (401, 403)
+    assert not Collection.objects.exists()
