@@ -36,6 +36,9 @@ def parse_documents(source: Source, *, format: str | None, problems: ProblemList
         if len(document.docno) > 255:
             problems.add(source.name, document.line, "docno is longer than 255 characters")
             continue
+        if len(document.url) > 2000:
+            problems.add(source.name, document.line, "url is longer than 2000 characters")
+            continue
         yield document
 
 

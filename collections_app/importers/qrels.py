@@ -37,6 +37,9 @@ def parse_qrels(source: Source, *, topics: dict[str, int], problems: ProblemList
         except ValueError:
             problems.add(name, line_no, f"grade {rel!r} is not an integer", code="bad_grade")
             continue
+        if len(docno) > 255:
+            problems.add(name, line_no, "docno is longer than 255 characters")
+            continue
         topic_id = topics.get(qid)
         if topic_id is None:
             if qid not in unknown:

@@ -53,6 +53,9 @@ def parse_topics(source: Source, *, format: str | None, problems: ProblemList) -
         if not topic.qid:
             problems.add(source.name, topic.line, "topic without a number/qid")
             continue
+        if len(topic.qid) > 100:
+            problems.add(source.name, topic.line, "qid is longer than 100 characters")
+            continue
         if topic.qid in seen:
             problems.add(source.name, topic.line, f"topic {topic.qid!r} appears again (first on line {seen[topic.qid]})",
                          code="duplicate_topic")

@@ -52,3 +52,8 @@ def test_bad_qrels_lines_name_file_and_line(topics, tmp_path, text, expected):
     problems = [str(p) for p in refused(topics, write(tmp_path, "q.qrels", text)).problems]
     assert any(p.startswith(expected) for p in problems), problems
     assert not QrelsSet.objects.exists() and not QrelsEntry.objects.exists()
+
+
+def test_overlong_docno_is_refused_before_the_database_sees_it(topics, tmp_path):
+    problems = [str(p) for p in refused(topics, write(tmp_path, "q.qrels", f"1 0 {'d' * 256} 1\n")).problems]
+    assert problems == ["q.qrels:1: docno is longer than 255 characters"]

@@ -93,3 +93,8 @@ def test_qid_already_in_the_collection_is_refused(collection, tmp_path):
 def test_bad_topic_files_name_the_line(collection, tmp_path, name, text, expected):
     problems = refused(collection, write(tmp_path, name, text))
     assert any(problem.startswith(expected) for problem in problems), problems
+
+
+def test_overlong_qid_is_refused_before_the_database_sees_it(collection, tmp_path):
+    problems = refused(collection, write(tmp_path, "q.tsv", f"{'9' * 101}\ttitle\n"))
+    assert problems == ["q.tsv:1: qid is longer than 100 characters"]
