@@ -40,14 +40,9 @@ class _Vocabulary:
     def encode(self, docnos: list[str]) -> np.ndarray:
         ids = self.ids
         codes = list(map(ids.get, docnos))
-        if None in codes:
-            for i, c in enumerate(codes):
-                if c is None:
-                    d = docnos[i]
-                    c = ids.get(d)
-                    if c is None:
-                        c = ids[d] = len(ids)
-                    codes[i] = c
+        if None in codes:  # new docnos: setdefault assigns the next code exactly once
+            setdefault = ids.setdefault
+            codes = [setdefault(d, len(ids)) for d in docnos]
         return np.array(codes, dtype=np.int64)
 
 
@@ -142,7 +137,7 @@ def _fast_tokens(text: str, width: int) -> list[str] | None:
     if "#" in text:
         return None
     tokens = text.split()
-    if len(tokens) % width or text.count("\n") + 1 < len(tokens) // width:
+    if len(tokens) % width:
         return None
     return tokens
 
@@ -164,7 +159,8 @@ def _check_duplicates(qids: np.ndarray, docnos: np.ndarray, lines: list[int] | N
 
 def _split_checked(text: str, path: str, width: int, kind: str) -> tuple[list[str], list[int] | None]:
     tokens = _fast_tokens(text, width)
-    if tokens is not None and len(text.splitlines()) == len(tokens) // width:
+    n_lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    if tokens is not None and n_lines == len(tokens) // width:
         return tokens, None
     tokens, lines = [], []
     for no, line in _data_lines(text):
