@@ -250,7 +250,10 @@
   }
 
   /* ---- dialogs ---- */
-  function openDialog(d) { if (!d.open) { d.showModal(); } }
+  function openDialog(d) {
+    // Escape closes a dialog without touching returnValue: clear it so an old "skip" is not replayed.
+    if (!d.open) { d.returnValue = ""; d.showModal(); }
+  }
 
   $("help-button").addEventListener("click", function () { openDialog($("help-dialog")); });
   $("skip-button").addEventListener("click", function () { if (shown && !inFlight) { openDialog($("skip-dialog")); } });

@@ -54,6 +54,10 @@ def test_assessor_judges_five_pairs_by_keyboard_goes_back_and_revises(page, logi
     seen = []
     for key in ["1", "0", "2", "3", "1"]:
         seen.append(_shown_item(page))
+        if len(seen) == 3:  # a comment, still without the mouse
+            page.keyboard.press("c")
+            page.keyboard.type("mentions batteries")
+            page.keyboard.press("Enter")
         _press_and_wait(page, key)
         assert _shown_item(page) != seen[-1]
     page.wait_for_function("document.getElementById('progress-done').textContent === '5'")
@@ -79,6 +83,7 @@ def test_assessor_judges_five_pairs_by_keyboard_goes_back_and_revises(page, logi
     revision = JudgmentRevision.objects.get()
     assert (revision.old_grade, revision.new_grade) == (1, 2)
     assert judgments.get(item_id=int(seen[-1])).grade == 2
+    assert judgments.get(item_id=int(seen[2])).comment == "mentions batteries"
 
 
 def test_crowd_worker_from_prolific_judges_a_batch_with_gold_and_gets_the_code(page, live_server, collection, lead, alice):
