@@ -55,10 +55,19 @@ def gm_map(b: Batch, _p=None):
     return [("gm_map", ap(b))]
 
 
+def rel_at_each(b: Batch, ks: np.ndarray) -> np.ndarray:
+    """Return, per topic t, the number of relevant documents in its top ks[t] (0 where ks[t] <= 0)."""
+    ks = np.asarray(ks, dtype=np.int64)
+    if b.depth == 0:
+        return np.zeros(len(ks))
+    idx = np.clip(np.minimum(ks, b.depth) - 1, 0, None)
+    hits = b.cumrel[np.arange(len(ks)), idx]
+    return np.where(ks > 0, hits, 0)
+
+
 def rprec(b: Batch, _p=None):
     r = b.num_rel
-    hits = np.array([b.rel_at(int(k))[i] for i, k in enumerate(r)]) if len(r) else np.zeros(0)
-    return [("Rprec", _safe_div(hits, r))]
+    return [("Rprec", _safe_div(rel_at_each(b, r), r))]
 
 
 def bpref_values(b: Batch) -> np.ndarray:
@@ -189,9 +198,8 @@ def rprec_mult(b: Batch, params):
     # trec_eval keeps the 9.x cutoff here: (long)(mult * R + 0.9); P at that many docs.
     out = []
     for m in params:
-        cuts = [int(m * r + 0.9) for r in b.num_rel.tolist()]
-        hits = np.array([b.rel_at(c)[i] if c > 0 else 0 for i, c in enumerate(cuts)], dtype=np.float64)
-        out.append((f"Rprec_mult_{fmt_cut(m)}", _safe_div(hits, np.array(cuts, dtype=np.float64))))
+        cuts = np.array([int(m * r + 0.9) for r in b.num_rel.tolist()], dtype=np.int64)
+        out.append((f"Rprec_mult_{fmt_cut(m)}", _safe_div(rel_at_each(b, cuts), cuts)))
     return out
 
 

@@ -88,3 +88,24 @@ def test_list_shows_registry(capsys):
     assert main(["--list"]) == 0
     out = capsys.readouterr().out
     assert "ndcg_cut" in out and "[not trec_eval]" in out
+
+
+def test_level_max_docs_and_judged_only_flags(tmp_path, capsys):
+    q, a, _ = files(tmp_path)
+    main(["-l", "2", "-m", "num_rel", q, a])
+    assert capsys.readouterr().out == "num_rel               \tall\t1\n"
+    main(["-M", "1", "-m", "num_ret", q, a])
+    assert capsys.readouterr().out == "num_ret               \tall\t1\n"
+    main(["-J", "-m", "num_ret", q, a])
+    assert capsys.readouterr().out == "num_ret               \tall\t2\n"
+
+
+def test_metrics_package_never_imports_django():
+    from pathlib import Path
+
+    import metrics
+
+    root = Path(metrics.__file__).parent
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        assert "import django" not in text and "from django" not in text, path
