@@ -13,7 +13,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, JsonResponse
 
-from judging.models import Assessor, Item, Judgment
+from judging.models import Assessor, Campaign, Item, Judgment
 from judging.selectors import progress_for_assessor
 from judging.services.allocation import item_next, item_peek_next
 from judging.services.judgments import judgment_previous, judgment_submit
@@ -78,6 +78,8 @@ def workspace_state(*, assessor: Assessor) -> dict:
     """Return what the page shows next: the leased current pair, the preloaded one, my progress."""
     if assessor.blocked:
         return {"current": None, "next": None, "progress": progress_for_assessor(assessor=assessor), "blocked": True}
+    if assessor.campaign.status != Campaign.Status.ACTIVE:
+        return {"current": None, "next": None, "progress": progress_for_assessor(assessor=assessor), "closed": True}
     current = _reload(item_next(assessor=assessor))
     following = _reload(item_peek_next(assessor=assessor, after_item=current)) if current else None
     return {
@@ -118,6 +120,8 @@ def handle_submit(request: HttpRequest, assessor: Assessor) -> JsonResponse:
         return _error("client_token is required.", "malformed")
     if assessor.blocked:
         return _error("You have been stopped from judging in this campaign.", "blocked", 403)
+    if assessor.campaign.status != Campaign.Status.ACTIVE:
+        return _error("This campaign is not open for judging.", "campaign_closed", 409)
     item = Item.objects.filter(pk=item_id, campaign_id=assessor.campaign_id).first()
     if item is None:
         return _error("No such pair in this campaign.", "not_found", 404)

@@ -119,6 +119,7 @@
     revisiting = false;
     $("work").hidden = true;
     if (state.blocked) { $("blocked").hidden = false; return; }
+    if (state.closed) { $("closed").hidden = false; return; }
     $("finished").hidden = false;
   }
 
@@ -155,7 +156,7 @@
   function applyState(data) {
     if (data.redirect) { leave(data.redirect); return; }
     var onScreen = shown && !revisiting ? shown.item : null;
-    state = { current: data.current, next: data.next, progress: data.progress, blocked: data.blocked };
+    state = { current: data.current, next: data.next, progress: data.progress, blocked: data.blocked, closed: data.closed };
     renderProgress(state.progress);
     if (revisiting) { return; }
     if (!state.current) { showFinished(); return; }

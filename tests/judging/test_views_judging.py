@@ -181,3 +181,15 @@ def _bigger_pool(collection):
             PoolPair.objects.create(pool=pool, topic=topic, docno=document.docno, document=document,
                                     judging_order=order, best_rank=d + 1, run_ranks={"r": d + 1})
     return pool
+
+
+def test_paused_campaign_offers_no_pair_and_refuses_submits(client, campaign, alice):
+    _client_for(client, alice)
+    first = _state(client, campaign)["current"]["item"]
+    campaign.status = "paused"
+    campaign.save(update_fields=["status"])
+    state = _state(client, campaign)
+    assert state["current"] is None and state["closed"] is True
+    response = _submit(client, campaign, first, 1)
+    assert response.status_code == 409 and response.json()["code"] == "campaign_closed"
+    assert not Judgment.objects.exists()
