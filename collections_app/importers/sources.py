@@ -53,8 +53,11 @@ class Source:
         if isinstance(source, (str, os.PathLike)):
             path = Path(source)
             self.name = path.name
-            self.size: int | None = path.stat().st_size
-            raw = self._owned = open(path, "rb")  # noqa: SIM115 - closed in close()
+            try:
+                self.size: int | None = path.stat().st_size
+                raw = self._owned = open(path, "rb")  # noqa: SIM115 - closed in close()
+            except OSError as exc:
+                raise fail(self.name, None, f"cannot open the file ({exc.strerror or exc})", code="unreadable_file") from None
         else:
             self.name = Path(str(getattr(source, "name", "") or "upload")).name
             self.size = getattr(source, "size", None)

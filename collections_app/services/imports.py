@@ -119,7 +119,14 @@ def runs_import(*, collection: Collection, sources: list, replace: bool = False,
     """
     problems = ProblemList()
     topics = {qid.encode(): pk for qid, pk in collection.topics.values_list("qid", "id")}
-    opened = [Source(source) for source in _as_list(sources)]
+    opened: list[Source] = []
+    try:
+        for source in _as_list(sources):
+            opened.append(Source(source))
+    except ImportFailed:
+        for source in opened:
+            source.close()
+        raise
     total = sum(s.size for s in opened) if all(s.size is not None for s in opened) else None
     # Bytes, because parsers keep docnos as bytes; loaded once so each run's docnos can be dropped after counting.
     known = {docno.encode() for docno in collection.documents.values_list("docno", flat=True).iterator()}

@@ -161,3 +161,17 @@ def test_problem_lines_stay_exact_across_block_boundaries(topics, tmp_path, monk
     lines[22] = "301 Q0 d5 23 1.5 t\n"  # line 23 repeats d5 from line 5
     problems = [str(p) for p in refused(topics, write(tmp_path, "b.run", "".join(lines))).problems]
     assert problems == ["b.run:23: docno 'd5' appears again for topic '301' (first on line 5)"]
+
+
+def test_truncated_gzip_is_refused_naming_the_file(topics, tmp_path):
+    whole = write(tmp_path, "whole.gz", run_text("t", [("301", f"d{n}", n) for n in range(500)]), gz=True)
+    cut = write(tmp_path, "cut.run.gz", whole.read_bytes()[:200])
+    error = refused(topics, cut)
+    assert str(error.problems[0]).startswith("cut.run.gz: cannot decompress the file")
+    assert not Run.objects.exists()
+
+
+def test_missing_file_is_refused_without_a_traceback(topics, tmp_path):
+    error = refused(topics, tmp_path / "nowhere.run")
+    assert error.code == "unreadable_file"
+    assert str(error.problems[0]).startswith("nowhere.run: cannot open the file")
