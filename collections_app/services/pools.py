@@ -1,11 +1,12 @@
 """Build, deepen and delete pools: load rankings, call the pure pooling functions, persist."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import numpy as np
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 
 from collections_app import runstore
 from collections_app.models import Document, Pool, PoolPair, QrelsEntry, Run, RunRanking, Topic
@@ -106,16 +107,40 @@ def _persist_pairs(pool: Pool, order: list[tuple[str, str]], pooled: dict, fused
             Document.objects.filter(collection=pool.collection, docno__in=wanted[i:i + _BATCH])
             .values_list("docno", "pk")
         )
-    pairs = [
-        PoolPair(
-            pool=pool, topic_id=topics[qid], docno=docno, document_id=documents.get(docno),
-            judging_order=start + index, best_rank=min(pooled[qid][docno].values()),
-            run_ranks=pooled[qid][docno], fused_score=fused[qid][docno],
-        )
+    rows = [
+        (pool.pk, topics[qid], docno, documents.get(docno), start + index,
+         min(pooled[qid][docno].values()), pooled[qid][docno], fused[qid][docno])
         for index, (qid, docno) in enumerate(order)
     ]
-    PoolPair.objects.bulk_create(pairs, batch_size=_BATCH)
-    return len(pairs)
+    _insert_pairs(rows)
+    return len(rows)
+
+
+def _insert_pairs(rows: list[tuple]) -> None:
+    """Insert pool pairs with one executemany per batch.
+
+    ``bulk_create`` builds a model instance and prepares every field of every row in Python,
+    which took ~7 s of a 100-run depth-100 pool (110k pairs) on SQLite; plain parameterised
+    INSERTs take a fraction of that. The JSON field still goes through its own
+    ``get_db_prep_save`` on PostgreSQL (psycopg wants Jsonb); SQLite stores ``json.dumps`` text.
+    """
+    meta = PoolPair._meta
+    names = ["pool", "topic", "docno", "document", "judging_order", "best_rank", "run_ranks", "fused_score"]
+    columns = [meta.get_field(name).column for name in names]
+    json_field = meta.get_field("run_ranks")
+    if connection.vendor == "sqlite":  # SQLite's JSONField stores json.dumps text; skip the per-value field hops
+        prep = json.dumps
+    else:
+        def prep(value):
+            return json_field.get_db_prep_save(value, connection)
+    quote = connection.ops.quote_name
+    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)}) "
+           f"VALUES ({', '.join(['%s'] * len(columns))})")
+    with connection.cursor() as cursor:
+        for i in range(0, len(rows), _BATCH):
+            batch = [(*row[:6], prep(row[6]), row[7])
+                     for row in rows[i:i + _BATCH]]
+            cursor.executemany(sql, batch)
 
 
 @transaction.atomic
