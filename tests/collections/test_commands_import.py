@@ -76,3 +76,15 @@ def test_every_command_has_help(name):
 
     parser = load_command_class("collections_app", name).create_parser("manage.py", name)
     assert "usage:" in parser.format_help() and parser.description
+
+
+def test_import_runs_error_lists_every_bad_line_and_stores_nothing(collection, tmp_path):
+    Topic.objects.create(collection=collection, qid="1", title="t")
+    good = write(tmp_path, "good.run", run_text("good", [("1", "a", 1.0)]))
+    bad = write(tmp_path, "bad.run", "1 Q0 a 1 x bad\n1 Q0 b 2\n")
+    with pytest.raises(CommandError) as info:
+        run("import_runs", "demo", str(good), str(bad))
+    message = str(info.value)
+    assert "bad.run:1: score 'x' is not a number" in message
+    assert "bad.run:2: expected 6 columns (qid Q0 docno rank score tag), found 4" in message
+    assert not Run.objects.exists()

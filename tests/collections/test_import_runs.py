@@ -175,3 +175,13 @@ def test_missing_file_is_refused_without_a_traceback(topics, tmp_path):
     error = refused(topics, tmp_path / "nowhere.run")
     assert error.code == "unreadable_file"
     assert str(error.problems[0]).startswith("nowhere.run: cannot open the file")
+
+
+def test_progress_reports_bytes_read_up_to_the_total(topics, tmp_path):
+    one = write(tmp_path, "one.run", run_text("one", [("301", "d1", 1.0)]))
+    two = write(tmp_path, "two.run", run_text("two", [("302", "d1", 1.0), ("302", "d2", 0.5)]))
+    calls = []
+    runs_import(collection=topics, sources=[one, two], progress=lambda done, total: calls.append((done, total)))
+    total = one.stat().st_size + two.stat().st_size
+    assert calls[-1] == (total, total)
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
