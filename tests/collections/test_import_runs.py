@@ -185,3 +185,9 @@ def test_progress_reports_bytes_read_up_to_the_total(topics, tmp_path):
     total = one.stat().st_size + two.stat().st_size
     assert calls[-1] == (total, total)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
+def test_windows_line_endings_and_tabs_are_accepted(topics, tmp_path):
+    path = write(tmp_path, "crlf.run", "301\tQ0\td1\t1\t0.5\tw\r\n301 Q0 d2 2 0.7 w\r\n")
+    runs_import(collection=topics, sources=[path])
+    assert ranking("w", "301") == (["d2", "d1"], [0.7, 0.5])
