@@ -82,7 +82,9 @@ def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -
         if strategy == "depth":
             chosen = strategies.depth_pool(topic_rankings, depth=depth)
             chosen = {d: r for d, r in chosen.items() if d not in skip}
-            topic_fused = strategies.fused_scores(topic_rankings, method="rrf", depth=depth)
+            # RRF within the depth, straight from the ranks just found (= fused_scores(..., depth=depth)).
+            rrf_k = strategies.RRF_K
+            topic_fused = {d: sum(1.0 / (rrf_k + r) for r in ranks.values()) for d, ranks in chosen.items()}
         elif strategy == "budget":
             chosen = strategies.round_robin_pool(topic_rankings, budget=budget, skip=skip)
             topic_fused = strategies.fused_scores(topic_rankings, method="rrf")

@@ -146,3 +146,9 @@ def test_runs_choose_refuses_unknown_tags_and_a_zero_cap():
         selection.runs_choose([("a", "")], tags=["a", "nope"])
     with pytest.raises(ValueError):
         selection.runs_choose([("a", "")], max_per_group=0)
+
+
+def test_rrf_from_depth_ranks_equals_fused_scores_cut_at_the_depth():
+    pool = strategies.depth_pool(RUNS, depth=2)
+    direct = {d: sum(1.0 / (strategies.RRF_K + r) for r in ranks.values()) for d, ranks in pool.items()}
+    assert direct == pytest.approx(strategies.fused_scores(RUNS, method="rrf", depth=2))
