@@ -139,3 +139,15 @@ def test_a_full_batch_records_nothing_more(client, campaign):
     response = _submit(client, campaign, extra)
     assert response.status_code == 409 and response.json()["code"] == "batch_complete"
     assert Judgment.objects.count() == 3
+
+
+def test_mturk_worker_finishes_with_an_external_submit_form(client, campaign):
+    params = {"workerId": "A1", "assignmentId": "asg-9", "hitId": "h1", "turkSubmitTo": "https://workersandbox.mturk.com"}
+    assert _enter(client, campaign, params)["Location"] == _url("crowd-consent", campaign)
+    _consent(client, campaign)
+    state = client.get(_url("crowd-state", campaign)).json()
+    while state.get("current"):
+        state = _submit(client, campaign, state["current"]["item"]).json()
+    page = client.get(_url("crowd-complete", campaign)).content.decode()
+    assert 'action="https://workersandbox.mturk.com/mturk/externalSubmit"' in page
+    assert 'name="assignmentId" value="asg-9"' in page
