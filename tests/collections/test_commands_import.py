@@ -88,3 +88,31 @@ def test_import_runs_error_lists_every_bad_line_and_stores_nothing(collection, t
     assert "bad.run:1: score 'x' is not a number" in message
     assert "bad.run:2: expected 6 columns (qid Q0 docno rank score tag), found 4" in message
     assert not Run.objects.exists()
+
+
+def test_collection_create_service_makes_the_creator_lead_and_refuses_unknown_scales(lead):
+    from django.core.exceptions import ValidationError
+
+    from collections_app.services.collections import collection_create
+
+    collection = collection_create(slug="c1", scale="graded", guidelines="Read all.", created_by=lead)
+    assert (collection.name, collection.grades, collection.relevant_threshold) == ("c1", [0, 1, 2, 3], 1)
+    assert Membership.objects.get(collection=collection, user=lead).role == Membership.Role.LEAD
+    with pytest.raises(ValidationError) as info:
+        collection_create(slug="c2", scale="five-star")
+    assert info.value.code == "unknown_scale"
+    assert not Collection.objects.filter(slug="c2").exists()
+
+
+def test_membership_set_adds_then_changes_a_role(collection, mallory):
+    from django.core.exceptions import ValidationError
+
+    from collections_app.services.collections import membership_set
+
+    membership_set(collection=collection, user=mallory, role="assessor")
+    membership = membership_set(collection=collection, user="mallory", role="lead")
+    assert Membership.objects.filter(collection=collection, user=mallory).count() == 1
+    membership.refresh_from_db()
+    assert membership.role == "lead"
+    with pytest.raises(ValidationError):
+        membership_set(collection=collection, user=mallory, role="owner")
