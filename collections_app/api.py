@@ -252,6 +252,20 @@ class PoolDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
         pool_delete(pool=instance)
 
 
+class PoolDeepen(CollectionScoped, APIView):
+    """Deepen a depth pool (e.g. k=10 to k=20) without duplicating its pairs (a background job)."""
+
+    @extend_schema(request=serializers.PoolDeepenSerializer, responses={202: serializers.JobSerializer})
+    def post(self, request: Request, slug: str, name: str) -> Response:
+        collection = self.collection(lead_only=True)
+        pool = get_object_or_404(collection.pools, name=name)
+        data = serializers.PoolDeepenSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = job_start(collection=collection, kind=Job.Kind.POOL, user=request.user,
+                        parameters={"deepen": pool.name, "depth": data.validated_data["depth"]})
+        return _job_response(job)
+
+
 class PoolStats(CollectionScoped, APIView):
     """Return a pool's statistics: sizes per topic, contributions and unique documents per run, overlap."""
 

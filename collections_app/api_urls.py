@@ -16,6 +16,7 @@ urlpatterns = [
     path(prefix + "qrels/", api.QrelsList.as_view(), name="api-qrels"),
     path(prefix + "pools/", api.PoolList.as_view(), name="api-pools"),
     path(prefix + "pools/<str:name>/", api.PoolDetail.as_view(), name="api-pool"),
+    path(prefix + "pools/<str:name>/deepen/", api.PoolDeepen.as_view(), name="api-pool-deepen"),
     path(prefix + "pools/<str:name>/stats/", api.PoolStats.as_view(), name="api-pool-stats"),
     path(prefix + "pools/<str:name>/pairs/", api.PoolPairList.as_view(), name="api-pool-pairs"),
     path(prefix + "jobs/", api.JobList.as_view(), name="api-jobs"),

@@ -90,6 +90,10 @@ class PoolBuildForm(forms.Form):
         return data
 
 
+class PoolDeepenForm(forms.Form):
+    depth = forms.IntegerField(min_value=1)
+
+
 class MemberForm(forms.Form):
     username = forms.CharField(max_length=150)
     role = forms.ChoiceField(choices=Membership.Role.choices, initial=Membership.Role.ASSESSOR)

@@ -146,3 +146,7 @@ class PoolBuildSerializer(serializers.Serializer):
         if attrs["strategy"] != Pool.Strategy.DEPTH and not attrs.get("budget"):
             raise serializers.ValidationError({"budget": "A budget pool needs a budget."}, code="budget_required")
         return attrs
+
+
+class PoolDeepenSerializer(serializers.Serializer):
+    depth = serializers.IntegerField(min_value=1)

@@ -142,8 +142,17 @@ def _dispatch(job: Job, progress: _ProgressRecorder) -> dict:
 
 
 def _build_pool(job: Job, progress: _ProgressRecorder) -> dict:
-    from collections_app.services.pools import pool_build
+    from collections_app.services.pools import pool_build, pool_deepen
 
+    if job.parameters.get("deepen"):
+        pool = job.collection.pools.filter(name=job.parameters["deepen"]).first()
+        if pool is None:
+            raise ValidationError("The pool no longer exists.", code="not_found")
+        pool = pool_deepen(pool=pool, depth=job.parameters["depth"], progress=progress)
+        return {
+            "summary": f"pool {pool.name}: deepened to depth {job.parameters['depth']}, {pool.pairs.count()} pairs",
+            "pool_id": pool.pk, "pool_name": pool.name, "pairs": pool.pairs.count(),
+        }
     allowed = {
         "name", "strategy", "depth", "budget", "fusion", "order", "seed", "run_tags",
         "max_runs_per_group", "exclude_judged",

@@ -135,6 +135,21 @@ def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
 
 @login_required
 @require_POST
+def pool_deepen(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """Start deepening a depth pool as a background job."""
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    pool = get_object_or_404(collection.pools, name=name)
+    form = forms.PoolDeepenForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give a whole depth of at least 1.")
+        return redirect("pool-detail", slug=slug, name=name)
+    job = job_start(collection=collection, kind=Job.Kind.POOL, user=request.user,
+                    parameters={"deepen": pool.name, "depth": form.cleaned_data["depth"]})
+    return redirect("job-detail", slug=slug, pk=job.pk)
+
+
+@login_required
+@require_POST
 def pool_delete(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """Delete a pool that is not frozen."""
     from collections_app.services.pools import pool_delete as delete

@@ -254,3 +254,26 @@ def test_uploading_topics_and_qrels_through_the_api(api, seeded):
     assert body["status"] == "succeeded", body["errors"]
     names = [row["name"] for row in api.get("/api/collections/demo/qrels/").json()["results"]]
     assert names == ["round1", "round2"]
+
+
+def test_deepening_a_pool_adds_only_the_new_pairs(api, seeded):
+    api.post("/api/collections/demo/pools/", {"name": "d1", "strategy": "depth", "depth": 1}, format="json")
+    pool = Pool.objects.get(name="d1")
+    before = {(pair.topic.qid, pair.docno): pair.judging_order for pair in pool.pairs.select_related("topic")}
+    body = api.post("/api/collections/demo/pools/d1/deepen/", {"depth": 2}, format="json").json()
+    assert body["status"] == "succeeded", body["errors"]
+    after = {(pair.topic.qid, pair.docno): pair.judging_order for pair in pool.pairs.select_related("topic")}
+    assert set(after) == set(before) | {("101", "D2")}
+    assert all(after[key] == order for key, order in before.items())
+
+
+def test_deepening_a_frozen_pool_fails_and_changes_nothing(api, seeded):
+    Pool.objects.filter(name="p10").update(frozen=True)
+    body = api.post("/api/collections/demo/pools/p10/deepen/", {"depth": 20}, format="json").json()
+    assert body["status"] == "failed" and body["error_code"] == "frozen"
+    assert PoolPair.objects.filter(pool__name="p10").count() == 3
+
+
+def test_deepening_a_missing_pool_is_404(api, seeded):
+    assert api.post("/api/collections/demo/pools/nope/deepen/", {"depth": 2}, format="json").status_code == 404
+    assert Job.objects.count() == 0

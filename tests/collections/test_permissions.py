@@ -115,12 +115,13 @@ def _writes():
         ("post", "/api/collections/demo/runs/", {"files": [run_file()]}, "multipart"),
         ("post", "/api/collections/demo/qrels/", {"file": SimpleUploadedFile("q", b"101 0 D1 1\n")}, "multipart"),
         ("post", "/api/collections/demo/pools/", {"name": "new", "strategy": "depth", "depth": 5}, "json"),
+        ("post", "/api/collections/demo/pools/p10/deepen/", {"depth": 20}, "json"),
         ("delete", "/api/collections/demo/runs/bm25/", None, None),
         ("delete", "/api/collections/demo/pools/p10/", None, None),
     ]
 
 
-@pytest.mark.parametrize("index", range(9))
+@pytest.mark.parametrize("index", range(10))
 def test_assessor_cannot_change_anything_through_the_api(alice, seeded, index):
     method, url, data, fmt = _writes()[index]
     response = getattr(_api(alice), method)(url, data, format=fmt)
@@ -132,7 +133,7 @@ def test_assessor_cannot_change_anything_through_the_api(alice, seeded, index):
     assert seeded["run"].collection.name == "Demo"
 
 
-@pytest.mark.parametrize("index", range(9))
+@pytest.mark.parametrize("index", range(10))
 def test_outsider_cannot_change_anything_through_the_api(mallory, seeded, index):
     method, url, data, fmt = _writes()[index]
     response = getattr(_api(mallory), method)(url, data, format=fmt)
@@ -141,9 +142,10 @@ def test_outsider_cannot_change_anything_through_the_api(mallory, seeded, index)
     assert Run.objects.filter(tag="bm25").exists() and Pool.objects.filter(name="p10").exists()
 
 
-@pytest.mark.parametrize("url", ["/c/demo/runs/bm25/delete/", "/c/demo/pools/p10/delete/"])
-def test_assessor_cannot_delete_through_the_pages(client, alice, seeded, url):
-    assert _client(client, alice).post(url).status_code == 403
+@pytest.mark.parametrize("url", ["/c/demo/runs/bm25/delete/", "/c/demo/pools/p10/delete/", "/c/demo/pools/p10/deepen/"])
+def test_assessor_cannot_delete_or_deepen_through_the_pages(client, alice, seeded, url):
+    assert _client(client, alice).post(url, {"depth": 20}).status_code == 403
+    assert Job.objects.count() == 0
     assert Run.objects.filter(tag="bm25").exists() and Pool.objects.filter(name="p10").exists()
 
 
@@ -160,7 +162,7 @@ def test_assessor_cannot_upload_through_the_page(client, alice, seeded):
     assert Job.objects.count() == 0
 
 
-@pytest.mark.parametrize("index", range(9))
+@pytest.mark.parametrize("index", range(10))
 def test_anonymous_cannot_change_anything_through_the_api(seeded, index):
     method, url, data, fmt = _writes()[index]
     response = getattr(_api(None), method)(url, data, format=fmt)

@@ -175,3 +175,19 @@ def test_another_collections_job_is_404(as_lead, seeded, mallory):
     job = Job.objects.create(collection=other, kind=Job.Kind.RUNS)
     assert as_lead.get(f"/c/demo/jobs/{job.pk}/").status_code == 404
     assert as_lead.get(f"/api/collections/demo/jobs/{job.pk}/").status_code == 404
+
+
+def test_lead_deepens_a_pool_through_the_page(as_lead, seeded):
+    as_lead.post("/c/demo/pools/new/", {"name": "d1", "strategy": "depth", "depth": 1, "fusion": "rrf",
+                                        "order": "fused", "seed": 0})
+    response = as_lead.post("/c/demo/pools/d1/deepen/", {"depth": 2})
+    job = Job.objects.latest("pk")
+    assert response["Location"] == f"/c/demo/jobs/{job.pk}/"
+    assert job.status == Job.Status.SUCCEEDED, job.errors
+    assert Pool.objects.get(name="d1").pairs.count() == 3
+
+
+def test_a_bad_depth_is_refused_on_the_pool_page(as_lead, seeded):
+    response = as_lead.post("/c/demo/pools/p10/deepen/", {"depth": "deep"}, follow=True)
+    assert "Give a whole depth" in response.content.decode()
+    assert Job.objects.count() == 0
