@@ -19,6 +19,7 @@ from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.sources import Source, decode_block
 
 COLUMNS = 6
+MAX_DOCNO = 255  # PoolPair.docno and QrelsEntry.docno hold at most this many characters
 
 
 @dataclass
@@ -94,6 +95,8 @@ class _RunReader:
         if any(qid not in self.topics for qid in unique.tolist()):
             return False
         docnos = np.array(tokens[2::COLUMNS], dtype=bytes)
+        if docnos.dtype.itemsize > MAX_DOCNO:
+            return False
         line_numbers = first + np.flatnonzero(per_line)
         order = np.argsort(inverse, kind="stable")
         bounds = np.cumsum(np.bincount(inverse, minlength=len(unique)))[:-1]
@@ -132,6 +135,9 @@ class _RunReader:
                 continue
             if score != score or score in (float("inf"), float("-inf")):
                 problems.add(name, line_no, f"score {score_text.decode()!r} is not finite", code="bad_score")
+                continue
+            if len(docno) > MAX_DOCNO:
+                problems.add(name, line_no, f"docno is longer than {MAX_DOCNO} bytes")
                 continue
             if qid not in self.topics:
                 if qid not in self.unknown_reported:

@@ -72,6 +72,7 @@ def test_uploaded_file_objects_are_accepted(topics):
     ("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 0.5 u\n", 2, "tag 'u' differs from tag 't'"),
     ("301 Q0 d1 1 1.0 t\n999 Q0 d2 2 0.5 t\n", 2, "unknown topic '999'"),
     (b"301 Q0 d1 1 1.0 t\n301 Q0 d\xff 2 0.5 t\n", 2, "is not valid UTF-8"),
+    ("301 Q0 d1 1 1.0 t\n301 Q0 " + "x" * 256 + " 2 0.5 t\n", 2, "docno is longer than 255 bytes"),
 ])
 def test_bad_lines_are_reported_with_file_and_line(topics, tmp_path, text, line, message):
     path = write(tmp_path, "bad.run", text)
