@@ -165,3 +165,23 @@ def test_delete_removes_the_pool_but_refuses_a_frozen_one(runs):
         pool_delete(pool=frozen)
     assert info.value.code == "frozen"
     assert Pool.objects.filter(pk=frozen.pk).exists()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 299, 300, 301, 1000])
+def test_head_docnos_equals_unpacking_and_slicing(n):
+    import numpy as np
+
+    from collections_app import runstore
+    from collections_app.services.pools import _head_docnos
+
+    docnos = np.array([f"dôc-{i:04d}".encode() for i in range(300)])
+    blob, _ = runstore.pack(docnos, np.zeros(300))
+    assert _head_docnos(blob, n) == runstore.unpack_docnos(blob)[:n]
+    empty, _ = runstore.pack(np.array([], dtype="S1"), np.zeros(0))
+    assert _head_docnos(empty, n) == []
+
+
+def test_run_ranks_json_round_trips_odd_tags(collection):
+    add_run(collection, 'we"ird\\tag é', {"1": ranked("d1")})
+    pool = pool_build(collection=collection, name="p", strategy="depth", depth=1)
+    assert pool.pairs.get().run_ranks == {'we"ird\\tag é': 1}
