@@ -81,3 +81,12 @@ def test_pool_stats_prints_a_table(collection):
 def test_commands_fail_with_a_readable_error(collection, args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
+
+
+@pytest.mark.parametrize("command, option", [
+    ("build_pool", "--max-runs-per-group"), ("pool_stats", "--overlap"), ("export_pool", "name"),
+])
+def test_commands_have_help(command, option, capsys):
+    with pytest.raises(SystemExit):
+        call_command(command, "--help")
+    assert option in capsys.readouterr().out

@@ -152,3 +152,31 @@ def test_rrf_from_depth_ranks_equals_fused_scores_cut_at_the_depth():
     pool = strategies.depth_pool(RUNS, depth=2)
     direct = {d: sum(1.0 / (strategies.RRF_K + r) for r in ranks.values()) for d, ranks in pool.items()}
     assert direct == pytest.approx(strategies.fused_scores(RUNS, method="rrf", depth=2))
+
+
+def _random_runs(seed, n_runs=4, universe=30, length=12):
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i:02d}" for i in range(universe)]
+    return {f"r{t}": [docs[i] for i in rng.choice(universe, size=length, replace=False)] for t in range(n_runs)}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_strategies_agree_with_plain_definitions_on_random_runs(seed):
+    runs = _random_runs(seed)
+    for depth in (1, 3, 7, 12):
+        expected = {d for ranking in runs.values() for d in ranking[:depth]}
+        assert set(strategies.depth_pool(runs, depth=depth)) == expected
+    shallow, deep = strategies.depth_pool(runs, depth=3), strategies.depth_pool(runs, depth=8)
+    assert set(shallow) <= set(deep)
+    union = {d for ranking in runs.values() for d in ranking}
+    for budget in (1, 5, 17, 100):
+        taken = strategies.round_robin_pool(runs, budget=budget)
+        assert len(taken) == min(budget, len(union))
+        # a document is taken in the round of its best rank; rounds before the last one are complete
+        deepest = max(min(ranks.values()) for ranks in taken.values())
+        if deepest > 1:
+            assert set(strategies.depth_pool(runs, depth=deepest - 1)) <= set(taken)
+        fused = strategies.fused_scores(runs, method="rrf")
+        best = strategies.fused_pool(runs, budget=budget)
+        cutoff = min(fused[d] for d in best)
+        assert all(fused[d] <= cutoff for d in union - set(best))
