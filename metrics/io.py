@@ -36,14 +36,28 @@ class _Vocabulary:
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
+        self.names: list[str] = []
 
     def encode(self, docnos: list[str]) -> np.ndarray:
+        """Return the codes of ``docnos``, assigning new codes to docnos never seen before."""
         ids = self.ids
         codes = list(map(ids.get, docnos))
-        if None in codes:  # new docnos: setdefault assigns the next code exactly once
-            setdefault = ids.setdefault
-            codes = [setdefault(d, len(ids)) for d in docnos]
+        if None in codes:
+            names = self.names
+            for i, c in enumerate(codes):
+                if c is None:
+                    d = docnos[i]
+                    c = ids.get(d)
+                    if c is None:
+                        c = ids[d] = len(names)
+                        names.append(d)
+                    codes[i] = c
         return np.array(codes, dtype=np.int64)
+
+    def decode(self, codes: np.ndarray) -> list[str]:
+        """Return the docnos of ``codes``."""
+        names = self.names
+        return [names[c] for c in codes.tolist()]
 
 
 VOCABULARY = _Vocabulary()
@@ -80,16 +94,16 @@ class Qrels:
 class Run:
     """Hold one system's retrieved documents, grouped by topic (file order inside a topic).
 
-    Stored flat for speed: ``qids[i]`` owns ``docnos[offsets[i]:offsets[i+1]]`` and the
-    float64 ``scores`` at the same positions. ``topics`` gives the per-topic view.
+    Stored flat for speed and memory: ``qids[i]`` owns positions ``offsets[i]:offsets[i+1]``
+    of ``codes`` (docno codes from the process vocabulary) and of the float64 ``scores``.
+    The docno strings themselves live once in the vocabulary; ``topics`` gives the per-topic view.
     """
 
-    def __init__(self, qids: list[str], offsets: list[int], docnos: list[str], scores: np.ndarray,
-                 tag: str = "run", codes: np.ndarray | None = None):
+    def __init__(self, qids: list[str], offsets: list[int], codes: np.ndarray, scores: np.ndarray,
+                 tag: str = "run"):
         self.qids = qids
-        self.codes = VOCABULARY.encode(docnos) if codes is None else codes
+        self.codes = codes
         self.offsets = offsets
-        self.docnos = docnos
         self.scores = scores
         self.tag = tag
         self.index = {q: (offsets[i], offsets[i + 1]) for i, q in enumerate(qids)}
@@ -99,15 +113,21 @@ class Run:
     def topics(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Return ``{qid: (docnos array, scores array)}``."""
         if self._topics is None:
-            self._topics = {q: (np.array(self.docnos[a:b]), self.scores[a:b]) for q, (a, b) in self.index.items()}
+            self._topics = {q: (np.array(self.docnos_between(a, b)), self.scores[a:b])
+                            for q, (a, b) in self.index.items()}
         return self._topics
 
+    def docnos_between(self, a: int, b: int) -> list[str]:
+        """Return the docno strings at flat positions a..b-1."""
+        return VOCABULARY.decode(self.codes[a:b])
+
     def __repr__(self) -> str:
-        return f"Run(tag={self.tag!r}, topics={len(self.qids)}, docs={len(self.docnos)})"
+        return f"Run(tag={self.tag!r}, topics={len(self.qids)}, docs={len(self.codes)})"
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """Return ``{qid: {docno: score}}``."""
-        return {q: dict(zip(self.docnos[a:b], self.scores[a:b].tolist())) for q, (a, b) in self.index.items()}
+        return {q: dict(zip(self.docnos_between(a, b), self.scores[a:b].tolist()))
+                for q, (a, b) in self.index.items()}
 
 
 def _open_text(path: str | os.PathLike) -> str:
@@ -225,7 +245,7 @@ def _build_run(qids: list[str], docnos: list[str], scores: np.ndarray, *, tag: s
             line = lines[k] if lines is not None else k + 1
             raise MetricsInputError(f"duplicate docno {docnos[j]!r} in topic {qids[j]!r} of the run",
                                     path=path, line=line)
-    return Run([qids[b] for b in bounds[:-1]], bounds, docnos, scores, tag=tag, codes=codes)
+    return Run([qids[b] for b in bounds[:-1]], bounds, codes, scores, tag=tag)
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:

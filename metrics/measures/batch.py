@@ -144,7 +144,7 @@ def make_batch(qrels_prepared: dict[str, TopicJudgments], run, qids: list[str], 
         order = np.argsort(-sc, kind="stable")
         ss = sc[order]
         if b - a > 1 and (ss[1:] == ss[:-1]).any():
-            order = rank_topic(np.array(run.docnos[a:b]), sc)
+            order = rank_topic(np.array(run.docnos_between(a, b)), sc)
         if max_docs is not None and len(order) > max_docs:
             order = order[:max_docs]
         c = run.codes[a:b][order]
