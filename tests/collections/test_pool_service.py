@@ -185,3 +185,23 @@ def test_run_ranks_json_round_trips_odd_tags(collection):
     add_run(collection, 'we"ird\\tag é', {"1": ranked("d1")})
     pool = pool_build(collection=collection, name="p", strategy="depth", depth=1)
     assert pool.pairs.get().run_ranks == {'we"ird\\tag é': 1}
+
+
+def test_judged_documents_do_not_spend_a_budget(runs):
+    add_qrels(runs, [("1", "d1", 0), ("1", "d3", 1)])
+    pool = pool_build(collection=runs, name="rr", strategy="budget", budget=3)
+    # round-robin without d1 and d3: rank 1 a d1 (judged), b d3 (judged), c d2; rank 2: a d2 (taken), b d5, c d1
+    # (judged); rank 3: a d3 (judged), b d1 (judged), c d7
+    # judging order by RRF over the full rankings: d2 (1/62 + 1/61), d5 (1/62), d7 (1/63)
+    assert [d for q, d in pairs_of(pool) if q == "1"] == ["d2", "d5", "d7"]
+
+
+def test_deepening_a_random_pool_keeps_the_old_order_and_is_deterministic(runs):
+    first = pool_build(collection=runs, name="r1", strategy="depth", depth=1, order="random", seed=4)
+    second = pool_build(collection=runs, name="r2", strategy="depth", depth=1, order="random", seed=4)
+    before = pairs_of(first)
+    pool_deepen(pool=first, depth=3)
+    pool_deepen(pool=second, depth=3)
+    assert pairs_of(first)[: len(before)] == before
+    assert pairs_of(first) == pairs_of(second)
+    assert set(pairs_of(first)) == set(pairs_of(pool_build(collection=runs, name="f", strategy="depth", depth=3)))
