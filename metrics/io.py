@@ -154,7 +154,7 @@ def _data_lines(text: str) -> list[tuple[int, str]]:
 
 def _fast_tokens(text: str, width: int) -> list[str] | None:
     """Split a whole file at once when every line is well formed (the common, fast case)."""
-    if "#" in text:
+    if text.startswith("#") or "\n#" in text:  # comment lines need the line-by-line path
         return None
     tokens = text.split()
     if len(tokens) % width:

@@ -79,3 +79,10 @@ def test_constructors_from_arrays_and_dicts_agree():
     assert a.to_dict() == b.to_dict()
     with pytest.raises(MetricsInputError, match="duplicate"):
         run_from_arrays(["1", "1"], ["x", "x"], [1, 2])
+
+
+def test_hash_inside_docno_without_comment_lines_uses_the_fast_path_correctly(tmp_path):
+    p = write(tmp_path, "r.txt", "1 Q0 doc#1 1 2.0 t\n1 Q0 doc#2 2 1.0 t\n")
+    assert read_run(p).to_dict() == {"1": {"doc#1": 2.0, "doc#2": 1.0}}
+    q = write(tmp_path, "q.txt", "1 0 doc#1 1\n")
+    assert read_qrels(q).to_dict() == {"1": {"doc#1": 1}}
