@@ -142,6 +142,39 @@ def _persist_pairs(pool: Pool, order: list[tuple[str, str]], pooled: dict, fused
     return len(rows)
 
 
+def _json_prep():
+    """Return a function turning ``{tag: rank}`` into the JSONField's database value."""
+    json_field = PoolPair._meta.get_field("run_ranks")
+    if connection.vendor != "sqlite":
+        return lambda value: json_field.get_db_prep_save(value, connection)
+    # SQLite's JSONField stores json.dumps text: build it directly (keys quoted once per tag),
+    # skipping the per-value field and encoder hops that dominate 100k-row inserts.
+    keys: dict[str, str] = {}
+
+    def prep(ranks: dict) -> str:
+        parts = []
+        for tag, rank in ranks.items():
+            key = keys.get(tag)
+            if key is None:
+                key = keys[tag] = json.dumps(tag)
+            parts.append(f"{key}: {int(rank)}")
+        return "{" + ", ".join(parts) + "}"
+
+    return prep
+
+
+def _update_ranks(changed: list[tuple[int, dict]]) -> None:
+    """Set run_ranks/best_rank of existing pairs with one executemany per batch (bulk_update's CASE is slow)."""
+    meta = PoolPair._meta
+    quote = connection.ops.quote_name
+    sql = (f"UPDATE {quote(meta.db_table)} SET {quote(meta.get_field('run_ranks').column)} = %s, "
+           f"{quote(meta.get_field('best_rank').column)} = %s WHERE {quote(meta.pk.column)} = %s")
+    prep = _json_prep()
+    with connection.cursor() as cursor:
+        for i in range(0, len(changed), _BATCH):
+            cursor.executemany(sql, [(prep(r), min(r.values()), pk) for pk, r in changed[i:i + _BATCH]])
+
+
 def _insert_pairs(rows: list[tuple]) -> None:
     """Insert pool pairs with one executemany per batch.
 
@@ -153,22 +186,7 @@ def _insert_pairs(rows: list[tuple]) -> None:
     meta = PoolPair._meta
     names = ["pool", "topic", "docno", "document", "judging_order", "best_rank", "run_ranks", "fused_score"]
     columns = [meta.get_field(name).column for name in names]
-    json_field = meta.get_field("run_ranks")
-    if connection.vendor == "sqlite":  # SQLite's JSONField stores json.dumps text; skip the per-value field hops
-        keys: dict[str, str] = {}
-
-        def prep(ranks: dict) -> str:
-            # == json.dumps(ranks) (keys quoted by json.dumps once per tag), without the encoder per row
-            parts = []
-            for tag, rank in ranks.items():
-                key = keys.get(tag)
-                if key is None:
-                    key = keys[tag] = json.dumps(tag)
-                parts.append(f"{key}: {int(rank)}")
-            return "{" + ", ".join(parts) + "}"
-    else:
-        def prep(value):
-            return json_field.get_db_prep_save(value, connection)
+    prep = _json_prep()
     quote = connection.ops.quote_name
     sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)}) "
            f"VALUES ({', '.join(['%s'] * len(columns))})")
@@ -243,19 +261,19 @@ def pool_deepen(*, pool: Pool, depth: int, progress: Progress = None) -> Pool:
     params["depth"] = depth
     runs = sorted(pool.runs.all(), key=lambda run: run.tag)
     pooled, fused = _compute(pool.collection, runs, params, progress=progress)
-    existing = {(p.topic.qid, p.docno): p for p in pool.pairs.select_related("topic")}
+    existing = pool.pairs.values_list("pk", "topic__qid", "docno", "run_ranks", "judging_order")
     changed = []
-    for (qid, docno), pair in existing.items():
+    last = 0
+    for pk, qid, docno, old_ranks, position in existing.iterator(chunk_size=_BATCH):
+        last = max(last, position)
         ranks = pooled.get(qid, {}).pop(docno, None)
-        if ranks is not None and ranks != pair.run_ranks:
-            pair.run_ranks, pair.best_rank = ranks, min(ranks.values())
-            changed.append(pair)
-    PoolPair.objects.bulk_update(changed, ["run_ranks", "best_rank"], batch_size=_BATCH)
+        if ranks is not None and ranks != old_ranks:
+            changed.append((pk, ranks))
+    _update_ranks(changed)
     new = {qid: list(docs) for qid, docs in pooled.items() if docs}
     judging = ordering.judging_order(new, order=params.get("order", "fused"), fused=fused,
                                      seed=params.get("seed", 0) + len(pool.parameters.get("deepened", [])) + 1)
-    start = (max((p.judging_order for p in existing.values()), default=0)) + 1
-    _persist_pairs(pool, judging, pooled, fused, start=start)
+    _persist_pairs(pool, judging, pooled, fused, start=last + 1)
     params["deepened"] = [*pool.parameters.get("deepened", []), {"from": pool.parameters.get("depth"), "to": depth}]
     pool.parameters = params
     pool.save(update_fields=["parameters"])
