@@ -60,13 +60,10 @@ REPEAT = 2
 
 
 def timed(fn):
-    """Return (best wall time over REPEAT calls, last result): the machine is shared, take the minimum."""
-    best, out = float("inf"), None
-    for _ in range(REPEAT):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+    """Return (wall time, result) of one call."""
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
 
 
 def ours(qrels_path, run_paths):
@@ -106,74 +103,74 @@ def main() -> int:
     REPEAT = args.repeat
     qrels_path, run_paths = generate(Path(args.data), runs=args.runs, topics=args.topics, docs=args.docs,
                                      judged=args.judged)
-    rows = []
-
-    # qrelsmith
-    def q_e2e():
-        qrels, runs = ours(qrels_path, run_paths)
-        return evaluate_many(qrels, runs, MEASURES)
-    t_q_e2e, res_q = timed(q_e2e)
+    import pytrec_eval
+    pt_names = {"map", "ndcg_cut_10", "P_10", "recip_rank", "Rprec", "bpref"}
     qrels, runs = ours(qrels_path, run_paths)
+    qd, rds = parse_dicts(qrels_path, run_paths)
+
+    def q_e2e():
+        q, rs = ours(qrels_path, run_paths)
+        return evaluate_many(q, rs, MEASURES)
 
     def q_eval():
         qrels._cache.clear()  # qrels preparation counts as evaluation
         return evaluate_many(qrels, runs, MEASURES)
-    t_q_eval, res_q = timed(q_eval)
-    rows.append(("qrelsmith metrics", t_q_e2e, t_q_eval))
-    ours_vals = [r.per_topic for r in res_q]
-
-    # pytrec_eval
-    import pytrec_eval
-    pt_names = {"map", "ndcg_cut_10", "P_10", "recip_rank", "Rprec", "bpref"}
 
     def p_e2e():
-        qd, rds = parse_dicts(qrels_path, run_paths)
-        ev = pytrec_eval.RelevanceEvaluator(qd, pt_names)
-        return [ev.evaluate(r) for r in rds]
-    t_p_e2e, _ = timed(p_e2e)
-    qd, rds = parse_dicts(qrels_path, run_paths)
+        q, rs = parse_dicts(qrels_path, run_paths)
+        ev = pytrec_eval.RelevanceEvaluator(q, pt_names)
+        return [ev.evaluate(r) for r in rs]
 
     def p_eval():
         ev = pytrec_eval.RelevanceEvaluator(qd, pt_names)
         return [ev.evaluate(r) for r in rds]
-    t_p_eval, res_p = timed(p_eval)
-    rows.append(("pytrec_eval-terrier", t_p_e2e, t_p_eval))
 
-    worst_p = 0.0
-    for mine, theirs in zip(ours_vals, res_p):
-        for q, vals in theirs.items():
-            for n in NAMES:
-                worst_p = max(worst_p, abs(mine[q][n] - vals[n]))
-
-    # ranx
-    worst_r = None
+    steps = {"q_e2e": q_e2e, "q_eval": q_eval, "p_e2e": p_e2e, "p_eval": p_eval}
+    rmetrics = ["map", "ndcg@10", "precision@10", "mrr", "r-precision", "bpref"]
     try:
         from ranx import Qrels as RQ
         from ranx import Run as RR
         from ranx import evaluate as revaluate
-        rmetrics = ["map", "ndcg@10", "precision@10", "mrr", "r-precision", "bpref"]
-        rq0 = RQ.from_dict(qd)
-        rr0 = RR.from_dict(rds[0])
-        revaluate(rq0, rr0, rmetrics, make_comparable=True)  # numba warm-up (JIT), not timed
-
-        def r_e2e():
-            rq = RQ.from_file(str(qrels_path), kind="trec")
-            rrs = [RR.from_file(str(p), kind="trec") for p in run_paths]
-            return [revaluate(rq, r, rmetrics, return_mean=False, make_comparable=True) for r in rrs]
-        t_r_e2e, _ = timed(r_e2e)
         rq = RQ.from_dict(qd)
         rrs = [RR.from_dict(r) for r in rds]
-        t_r_eval, res_r = timed(lambda: [revaluate(rq, r, rmetrics, return_mean=False, make_comparable=True)
-                                         for r in rrs])
-        rows.append(("ranx (numba, warm)", t_r_e2e, t_r_eval))
+        revaluate(rq, rrs[0], rmetrics, make_comparable=True)  # numba warm-up (JIT), not timed
+
+        def r_e2e():
+            q = RQ.from_file(str(qrels_path), kind="trec")
+            return [revaluate(q, RR.from_file(str(p), kind="trec"), rmetrics, return_mean=False,
+                              make_comparable=True) for p in run_paths]
+
+        def r_eval():
+            return [revaluate(rq, r, rmetrics, return_mean=False, make_comparable=True) for r in rrs]
+        steps.update(r_e2e=r_e2e, r_eval=r_eval)
+    except Exception as exc:  # pragma: no cover - optional dependency
+        print(f"ranx skipped: {exc!r}")
+
+    # Interleave the repetitions so that load from other processes hits every tool alike.
+    best = {k: float("inf") for k in steps}
+    out = {}
+    for _ in range(REPEAT):
+        for k, fn in steps.items():
+            t, out[k] = timed(fn)
+            best[k] = min(best[k], t)
+    rows = [("qrelsmith metrics", best["q_e2e"], best["q_eval"]),
+            ("pytrec_eval-terrier", best["p_e2e"], best["p_eval"])]
+    if "r_e2e" in best:
+        rows.append(("ranx (numba, warm)", best["r_e2e"], best["r_eval"]))
+    ours_vals = [r.per_topic for r in out["q_eval"]]
+    worst_p = 0.0
+    for mine, theirs in zip(ours_vals, out["p_eval"]):
+        for q, vals in theirs.items():
+            for n in NAMES:
+                worst_p = max(worst_p, abs(mine[q][n] - vals[n]))
+    worst_r = None
+    if "r_eval" in out:
         worst_r = {}
         qids = sorted(rq.keys())
-        for mine, theirs in zip(ours_vals, res_r):
+        for mine, theirs in zip(ours_vals, out["r_eval"]):
             for m_r, n in zip(rmetrics, NAMES):
                 for q, v in zip(qids, theirs[m_r]):
                     worst_r[n] = max(worst_r.get(n, 0.0), abs(mine[q][n] - float(v)))
-    except Exception as exc:  # pragma: no cover - optional dependency
-        print(f"ranx skipped: {exc!r}")
 
     n_eval = args.runs * args.topics
     print(f"\n{args.runs} runs × {args.topics} topics × {args.docs} docs, qrels {args.judged} judged/topic; "
