@@ -53,18 +53,6 @@ def rank_topic(docnos: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return np.lexsort((docnos, scores))[::-1]
 
 
-def topic_relevance(tj: TopicJudgments | None, docnos: np.ndarray) -> np.ndarray:
-    """Map ranked docnos to trec_eval relevance values (grade, NONPOOL or UNJUDGED)."""
-    if tj is None or len(tj.docnos) == 0:
-        return np.full(len(docnos), NONPOOL, dtype=np.int64)
-    pos = np.searchsorted(tj.docnos, docnos)
-    pos_c = np.minimum(pos, len(tj.docnos) - 1)
-    hit = tj.docnos[pos_c] == docnos
-    g = tj.grades[pos_c]
-    rel = np.where(hit, np.where(g < 0, UNJUDGED, g), NONPOOL)
-    return rel.astype(np.int64)
-
-
 @dataclass
 class Batch:
     """Relevance of one run's ranked documents for a fixed list of topics, plus qrels facts."""
