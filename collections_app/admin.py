@@ -68,3 +68,9 @@ class PoolPairAdmin(admin.ModelAdmin):
     list_display = ("pool", "topic", "docno", "judging_order", "best_rank")
     list_filter = ("pool",)
     search_fields = ("docno",)
+
+
+@admin.register(models.Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ("id", "collection", "kind", "status", "created_at")
+    list_filter = ("kind", "status")

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -15,6 +17,23 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Translate exceptions into the API's single error shape."""
+    from collections_app.importers.errors import ImportFailed
+
+    if isinstance(exc, ImportFailed):
+        return Response(
+            {
+                "detail": str(exc).splitlines()[0],
+                "code": exc.code,
+                "problems": [str(problem) for problem in exc.problems],
+                "total": exc.total,
+            },
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    # Django's own 404/403 would otherwise lose their code on the way through DRF.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
     if isinstance(exc, DjangoValidationError):
         code = getattr(exc, "code", None) or "invalid"
         return Response({"detail": " ".join(exc.messages), "code": code}, status=status.HTTP_400_BAD_REQUEST)

@@ -20,6 +20,12 @@ def _immediate_tasks(settings):
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """Hash test passwords with MD5: PBKDF2's deliberate slowness would dominate the suite."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def make_user(username: str, **extra):
     return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
 
