@@ -1,14 +1,13 @@
 """Parse document files: TREC SGML ``<DOC>`` blocks, JSONL and TSV, one document at a time."""
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from collections_app.importers.errors import ProblemList
 from collections_app.importers.sources import Source
-from collections_app.importers.topics import peek_format, take
+from collections_app.importers.topics import json_records, peek_format, take
 
 _ELEMENT = re.compile(r"<([A-Za-z][\w-]*)[^>]*>(.*?)</\1\s*>", re.S)
 _ANY_TAG = re.compile(r"</?[A-Za-z][^>]*>")
@@ -101,17 +100,7 @@ def _tsv(name: str, lines, problems: ProblemList) -> Iterator[ParsedDocument]:
 
 
 def _jsonl(name: str, lines, problems: ProblemList) -> Iterator[ParsedDocument]:
-    for line_no, line in lines:
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            problems.add(name, line_no, f"invalid JSON ({exc.args[0].split(':')[0]})")
-            continue
-        if not isinstance(record, dict):
-            problems.add(name, line_no, "expected a JSON object")
-            continue
+    for line_no, record in json_records(name, lines, problems):
         docno = take(record, "docno", "id", "doc_id", "_id").strip()
         yield ParsedDocument(line_no, docno, title=take(record, "title").strip(),
                              text=take(record, "text", "contents", "body"), url=take(record, "url").strip(),

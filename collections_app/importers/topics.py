@@ -127,7 +127,8 @@ def _tsv(name: str, lines, problems: ProblemList) -> Iterator[ParsedTopic]:
         yield ParsedTopic(line_no, parts[0].strip(), parts[1].strip(), parts[2].strip(), parts[3].strip())
 
 
-def _jsonl(name: str, lines, problems: ProblemList) -> Iterator[ParsedTopic]:
+def json_records(name: str, lines, problems: ProblemList) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank JSONL line; record a problem for any other line."""
     for line_no, line in lines:
         if not line.strip():
             continue
@@ -139,6 +140,11 @@ def _jsonl(name: str, lines, problems: ProblemList) -> Iterator[ParsedTopic]:
         if not isinstance(record, dict):
             problems.add(name, line_no, "expected a JSON object")
             continue
+        yield line_no, record
+
+
+def _jsonl(name: str, lines, problems: ProblemList) -> Iterator[ParsedTopic]:
+    for line_no, record in json_records(name, lines, problems):
         qid = take(record, "qid", "query_id", "id")
         title = take(record, "title", "query", "text")
         yield ParsedTopic(line_no, qid.strip(), title.strip(), take(record, "description"), take(record, "narrative"), record)
