@@ -1,0 +1,82 @@
+"""The access gate for campaigns: every judging page and API endpoint resolves campaigns here.
+
+Campaigns inherit the visibility of their collection: a user who is not a member sees
+a 404 (outsiders cannot probe which campaigns exist); a member who is not a lead gets a
+403 on lead-only actions. Judging itself also needs an ``Assessor`` row in the campaign.
+Crowd workers have no account: the crowd pages resolve them from the session instead.
+"""
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404
+
+from collections_app.access import role_in
+from collections_app.models import Membership
+from judging.models import Assessor, Campaign
+
+
+class NotAssessor(PermissionDenied):
+    """The user may see the campaign but does not judge in it."""
+
+    code = "not_assessor"
+
+
+class AssessorBlocked(PermissionDenied):
+    """The assessor has been stopped from judging in this campaign."""
+
+    code = "blocked"
+
+
+def campaign_for_user(user, campaign_id: int, *, lead_only: bool = False) -> Campaign:
+    """Return the campaign if the user is a member of its collection (a lead, with lead_only).
+
+    Raises Http404 for a missing campaign and for outsiders; PermissionDenied for a
+    member who is not a lead when ``lead_only`` is set.
+    """
+    try:
+        campaign = Campaign.objects.select_related("collection", "pool").get(pk=campaign_id)
+    except (Campaign.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such campaign.") from None
+    role = role_in(user, campaign.collection)
+    if role is None:
+        raise Http404("No such campaign.")
+    if lead_only and role != Membership.Role.LEAD:
+        raise PermissionDenied("Only a lead of this collection may do this.")
+    return campaign
+
+
+def assessor_for_user(*, campaign: Campaign, user) -> Assessor:
+    """Return the user's expert Assessor row in the campaign, refusing non-assessors and blocked ones.
+
+    Membership of the collection is not enough: the lead chooses who judges a campaign.
+    """
+    if not getattr(user, "is_authenticated", False):
+        raise NotAssessor("Log in to judge.")
+    assessor = (
+        Assessor.objects.select_related("campaign__collection")
+        .filter(campaign=campaign, user=user, kind=Assessor.Kind.EXPERT)
+        .first()
+    )
+    if assessor is None:
+        raise NotAssessor("You are not an assessor of this campaign.")
+    if assessor.blocked:
+        raise AssessorBlocked("You have been stopped from judging in this campaign.")
+    return assessor
+
+
+def campaigns_for_assessor(user) -> QuerySet[Campaign]:
+    """Return the active campaigns the user judges in, newest first."""
+    if not getattr(user, "is_authenticated", False):
+        return Campaign.objects.none()
+    return (
+        Campaign.objects.filter(
+            assessors__user=user,
+            assessors__kind=Assessor.Kind.EXPERT,
+            assessors__blocked=False,
+            status=Campaign.Status.ACTIVE,
+            collection__memberships__user=user,
+        )
+        .distinct()
+        .order_by("-created_at", "-id")
+    )

@@ -1,0 +1,126 @@
+"""Read judging state: progress of an assessor and of a campaign, conflicts between labels.
+
+Blind judging: ``progress_for_assessor`` only counts the assessor's own work; other
+assessors' labels appear only in lead-facing selectors (``conflicts``).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Count, F, Q, Sum
+
+from judging.models import Assessor, Campaign, Item, Judgment
+
+
+def _assigned_items(assessor: Assessor):
+    """Return the regular items counted as this assessor's share of the work (see progress_for_assessor)."""
+    campaign = assessor.campaign
+    items = Item.objects.filter(campaign=campaign, is_gold=False)
+    if campaign.split == Campaign.Split.BY_TOPIC and assessor.kind == Assessor.Kind.EXPERT:
+        return items.filter(Q(primary_assessor=assessor) | Q(is_calibration=True))
+    return items
+
+
+def progress_for_assessor(*, assessor: Assessor) -> dict:
+    """Return my progress: {"done", "assigned", "topics": [{"qid", "title", "done", "assigned"}]}.
+
+    "done" counts my judgments (skips included, gold included). "assigned" is my share:
+    for a crowd worker the batch size; split by topic, my primary topics' items plus the
+    calibration set (overlap judgments on others' topics come on top, counted in "done");
+    in a shared queue, an even share of the required judgments, never less than what I did.
+    """
+    campaign = assessor.campaign
+    mine = Judgment.objects.filter(assessor=assessor)
+    done_by_topic = dict(
+        mine.values_list("item__pair__topic_id").annotate(n=Count("id")).order_by().values_list("item__pair__topic_id", "n")
+    )
+    done = sum(done_by_topic.values())
+    if assessor.kind == Assessor.Kind.CROWD:
+        return {"done": min(done, campaign.crowd_batch_size), "assigned": campaign.crowd_batch_size, "topics": []}
+    items = _assigned_items(assessor)
+    rows = (
+        items.values("pair__topic_id", "pair__topic__qid", "pair__topic__title")
+        .annotate(n=Count("id"), required=Sum("required_judgments"))
+        .order_by("pair__topic__qid")
+    )
+    experts = max(1, Assessor.objects.filter(campaign=campaign, kind=Assessor.Kind.EXPERT).count())
+    topics = []
+    for row in rows:
+        if campaign.split == Campaign.Split.BY_TOPIC:
+            share = row["n"]
+        else:
+            share = -(-(row["required"] or 0) // experts)
+        got = done_by_topic.get(row["pair__topic_id"], 0)
+        topics.append({"qid": row["pair__topic__qid"], "title": row["pair__topic__title"], "done": got,
+                       "assigned": max(share, got)})
+    assigned = max(sum(t["assigned"] for t in topics), done)
+    return {"done": done, "assigned": assigned, "topics": topics}
+
+
+def campaign_progress(*, campaign: Campaign) -> dict:
+    """Return {"required", "judged", "items", "complete", "topics": [...]} over the regular items.
+
+    Each topic row has "qid", "title", "items", "required", "judged", "complete" (items with
+    all their judgments) and, as aliases of judged/required, "done" and "assigned".
+    """
+    rows = (
+        Item.objects.filter(campaign=campaign, is_gold=False)
+        .values("pair__topic__qid", "pair__topic__title")
+        .annotate(
+            items=Count("id"),
+            required=Sum("required_judgments"),
+            judged=Sum("judgment_count"),
+            complete=Count("id", filter=Q(judgment_count__gte=F("required_judgments"))),
+        )
+        .order_by("pair__topic__qid")
+    )
+    topics = []
+    for r in rows:
+        required, judged = r["required"] or 0, min(r["judged"] or 0, r["required"] or 0)
+        topics.append({"qid": r["pair__topic__qid"], "title": r["pair__topic__title"], "items": r["items"],
+                       "required": required, "judged": judged, "complete": r["complete"],
+                       "done": judged, "assigned": required})  # same keys as progress_for_assessor
+    return {
+        "required": sum(t["required"] for t in topics),
+        "judged": sum(t["judged"] for t in topics),
+        "items": sum(t["items"] for t in topics),
+        "complete": sum(t["complete"] for t in topics),
+        "topics": topics,
+    }
+
+
+def conflicts(*, campaign: Campaign) -> list[dict]:
+    """Return regular items whose labels disagree, with every label, its assessor, time and comment.
+
+    An item is a conflict when its non-skipped labels hold two or more distinct grades.
+    Blocked crowd workers' labels are shown (marked) but don't make a conflict on their own.
+    Rows: {"item", "pair", "labels": [{"assessor", "kind", "blocked", "grade", "skipped",
+    "seconds", "comment", "at"}], "adjudication"}.
+    """
+    disputed = (
+        Judgment.objects.filter(item__campaign=campaign, item__is_gold=False, skipped=False, assessor__blocked=False)
+        .values("item_id")
+        .annotate(grades=Count("grade", distinct=True))
+        .filter(grades__gt=1)
+        .values_list("item_id", flat=True)
+    )
+    items = list(
+        Item.objects.filter(pk__in=list(disputed))
+        .select_related("pair__topic", "pair__document", "adjudication")
+        .order_by("position")
+    )
+    labels = defaultdict(list)
+    judgments = (
+        Judgment.objects.filter(item__in=items).select_related("assessor__user").order_by("item_id", "created_at", "pk")
+    )
+    for j in judgments:
+        labels[j.item_id].append({
+            "assessor": str(j.assessor), "assessor_id": j.assessor_id, "kind": j.assessor.kind,
+            "blocked": j.assessor.blocked, "grade": j.grade, "skipped": j.skipped, "seconds": j.active_seconds,
+            "comment": j.comment, "at": j.updated_at,
+        })
+    rows = []
+    for item in items:
+        adjudication = getattr(item, "adjudication", None)  # a missing reverse one-to-one raises AttributeError
+        rows.append({"item": item, "pair": item.pair, "labels": labels[item.pk], "adjudication": adjudication})
+    return rows

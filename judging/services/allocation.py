@@ -1,0 +1,181 @@
+"""Hand out work: which item an assessor judges next, under a lease, correct under concurrency.
+
+An item is *open* to an assessor when the assessor has not judged it and, unless everyone
+judges it (calibration and gold items), ``judgment_count + live leases of others +
+reserved < required_judgments``. ``reserved`` is 1 when the campaign is split by topic, the
+item has a primary assessor who is someone else and who has not judged it yet: the first
+judgment of an item belongs to its topic's primary assessor (a primary's own live lease is
+then counted twice — conservative, it can only delay an overlap judgment, never add one).
+
+Concurrency (PostgreSQL): ``item_next`` picks a candidate with ``SELECT … FOR UPDATE SKIP
+LOCKED`` so fifty assessors asking at once each lock a different row instead of queueing,
+then re-counts leases and judgments *while holding the item's row lock* (the candidate
+query's snapshot may predate a lease committed a moment ago) before taking a lease. Every
+lease and judgment of an item is written under that same row lock (``judgment_submit``
+locks it too), so the count can't change between the check and the write. The unique
+constraints on (item, assessor) of leases and judgments are the last line of defence.
+On SQLite row locks don't exist; SQLite lets one writer at a time commit, which serializes
+handing out work (correct, not parallel).
+
+Gold items are mixed into each assessor's own stream: before the k-th item of an assessor
+(k = judgments so far + 1) a gold item is served when the assessor's gold answers are fewer
+than ``round(k · gold_rate)``; experts stop when the regular items run out, crowd workers
+fill the rest of their batch with gold.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Case, Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from judging.models import Assessor, Campaign, Item, Judgment, Lease
+
+CLAIM_ATTEMPTS = 8
+
+
+def _judged_by(assessor_ref) -> Exists:
+    return Exists(Judgment.objects.filter(item=OuterRef("pk"), assessor=assessor_ref))
+
+
+def _open_items(assessor: Assessor, now, *, gold: bool):
+    """Return the items open to this assessor (gold or regular ones), annotated with what is taken."""
+    campaign = assessor.campaign
+    leased = (
+        Lease.objects.filter(item=OuterRef("pk"), expires_at__gt=now)
+        .exclude(assessor=assessor)
+        .order_by()
+        .values("item")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    taken = F("judgment_count") + Coalesce(Subquery(leased, output_field=IntegerField()), Value(0))
+    if campaign.split == Campaign.Split.BY_TOPIC:
+        taken = taken + Case(
+            When(primary_assessor__isnull=True, then=Value(0)),
+            When(primary_assessor=assessor, then=Value(0)),
+            When(Exists(Judgment.objects.filter(item=OuterRef("pk"), assessor=OuterRef("primary_assessor"))),
+                 then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        )
+    items = Item.objects.filter(campaign_id=campaign.pk, is_gold=gold).exclude(_judged_by(assessor))
+    if gold:
+        return items.order_by("position")
+    everyone = Q(is_calibration=True)
+    items = items.filter(everyone | Q(judgment_count__lt=F("required_judgments")))
+    items = items.annotate(taken=taken).filter(everyone | Q(taken__lt=F("required_judgments")))
+    if campaign.split == Campaign.Split.BY_TOPIC:
+        mine_first = Case(When(primary_assessor=assessor, then=Value(0)), default=Value(1), output_field=IntegerField())
+        return items.order_by(mine_first, "position")
+    return items.order_by("position")
+
+
+def _counts(assessor: Assessor) -> tuple[int, int]:
+    """Return (judgments so far, gold judgments so far) of the assessor."""
+    row = Judgment.objects.filter(assessor=assessor).aggregate(
+        done=Count("id"), gold=Count("id", filter=Q(item__is_gold=True))
+    )
+    return row["done"], row["gold"]
+
+
+def _wants_gold(campaign: Campaign, done: int, gold_done: int) -> bool:
+    return campaign.gold_rate > 0 and gold_done < round((done + 1) * campaign.gold_rate)
+
+
+def _claim(assessor: Assessor, now, *, gold: bool) -> Item | None:
+    """Lock one open item (skipping rows others hold), re-check it under the lock and lease it."""
+    campaign = assessor.campaign
+    tried: list[int] = []
+    for _ in range(CLAIM_ATTEMPTS):
+        candidates = _open_items(assessor, now, gold=gold)
+        if tried:
+            candidates = candidates.exclude(pk__in=tried)
+        pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
+        if pk is None:
+            return None
+        # Re-count under the row lock: the candidate query's snapshot may miss a lease just committed.
+        item = _open_items(assessor, now, gold=gold).filter(pk=pk).first()
+        if item is None:
+            tried.append(pk)
+            continue
+        expires = now + timedelta(seconds=campaign.lease_seconds)
+        if not Lease.objects.filter(item_id=pk, assessor=assessor).update(expires_at=expires, created_at=now):
+            Lease.objects.create(item_id=pk, assessor=assessor, expires_at=expires)
+        return item
+    return None
+
+
+def item_next(*, assessor: Assessor, now=None) -> Item | None:
+    """Return the item this assessor should judge next and lease it; None when there is nothing left.
+
+    An item the assessor already holds a live lease on comes first (its lease is renewed), so
+    reloading the page shows the same pair. Blocked assessors, closed campaigns and crowd
+    workers with a full batch get None.
+    """
+    now = now or timezone.now()
+    campaign = assessor.campaign
+    if assessor.blocked or campaign.status != Campaign.Status.ACTIVE:
+        return None
+    crowd = assessor.kind == Assessor.Kind.CROWD
+    with transaction.atomic():
+        done = gold_done = 0
+        if crowd or campaign.gold_rate > 0:
+            done, gold_done = _counts(assessor)
+            if crowd and done >= campaign.crowd_batch_size:
+                return None
+        held = Lease.objects.filter(assessor=assessor, expires_at__gt=now).order_by("created_at", "id").first()
+        if held is not None:
+            Lease.objects.filter(pk=held.pk).update(expires_at=now + timedelta(seconds=campaign.lease_seconds))
+            return Item.objects.get(pk=held.item_id)
+        if _wants_gold(campaign, done, gold_done):
+            item = _claim(assessor, now, gold=True)
+            if item is not None:
+                return item
+        item = _claim(assessor, now, gold=False)
+        if item is None and crowd and campaign.gold_rate > 0:
+            item = _claim(assessor, now, gold=True)
+        return item
+
+
+def item_peek_next(*, assessor: Assessor, after_item: Item | None) -> Item | None:
+    """Return the item likely to follow ``after_item`` once it is judged, without leasing it (preloading).
+
+    A guess: by the time the assessor asks, someone else may have taken it; ``item_next``
+    stays the authority.
+    """
+    campaign = assessor.campaign
+    if assessor.blocked or campaign.status != Campaign.Status.ACTIVE:
+        return None
+    now = timezone.now()
+    crowd = assessor.kind == Assessor.Kind.CROWD
+    done = gold_done = 0
+    if crowd or campaign.gold_rate > 0:
+        done, gold_done = _counts(assessor)
+        if after_item is not None:
+            done += 1
+            gold_done += int(after_item.is_gold)
+        if crowd and done >= campaign.crowd_batch_size:
+            return None
+    exclude = [after_item.pk] if after_item is not None else []
+    order = [True, False] if _wants_gold(campaign, done, gold_done) else [False]
+    if crowd and campaign.gold_rate > 0 and order == [False]:
+        order.append(True)
+    for gold in order:
+        item = _open_items(assessor, now, gold=gold).exclude(pk__in=exclude).first()
+        if item is not None:
+            return item
+    return None
+
+
+def lease_release(*, assessor: Assessor, item: Item) -> None:
+    """Give an item back to the queue before the lease runs out (e.g. the assessor left the page)."""
+    Lease.objects.filter(assessor=assessor, item=item).delete()
+
+
+def leases_expire(*, now=None) -> int:
+    """Delete expired leases and return how many; allocation already ignores them, this only tidies."""
+    deleted, _ = Lease.objects.filter(expires_at__lte=now or timezone.now()).delete()
+    return deleted

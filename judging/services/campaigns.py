@@ -1,0 +1,240 @@
+"""Start campaigns over a pool: items, overlap, order, gold pairs, primary assessors.
+
+How a campaign's work is laid out (all decided once, at creation, from the seed):
+
+- **Order**: the pool's ``judging_order`` or a seeded shuffle. Calibration items come
+  first (everyone judges them before anything else), then the regular items, then gold.
+- **Overlap**: ``none`` → every item needs 1 judgment; ``replicate`` → r judgments;
+  ``fraction`` → a seeded choice of ``round(f·N)`` items needs 2, the rest 1;
+  ``calibration`` → a seeded choice of ``calibration_size`` items is judged by *everyone*
+  (``is_calibration``), the rest once.
+- **Split**: ``shared_queue`` hands out items pair by pair in order; ``by_topic`` gives
+  each topic one primary assessor (round-robin over topics in order of first appearance);
+  an item's first judgment is reserved for its primary assessor, and further judgments
+  (overlap) go to the others.
+- **Gold**: pairs of the pool's topics with a label in ``gold_qrels``. ``round(gold_rate·N)``
+  of them (seeded, capped by what exists) become gold items, judged by everyone and served
+  to each assessor at ``gold_rate`` of their work (see allocation). A gold pair that is
+  already in the pool is used as it is (its item is gold, not a regular item, and it never
+  enters the final labels — the imported qrels already hold its label). A gold pair that is
+  not in the pool (pools leave out already-judged pairs) is added to a frozen companion
+  pool named ``<pool> · gold · <campaign>``, so the judged pool itself stays exactly as it
+  was frozen.
+"""
+from __future__ import annotations
+
+import random
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+
+from collections_app.models import Membership, Pool, PoolPair, QrelsEntry
+from judging.models import Assessor, Campaign, Item
+
+MAX_REPLICATION = 50
+
+
+def _validate(*, collection, pool, split, overlap, judgments_per_pair, overlap_fraction, calibration_size,
+              order, lease_seconds, gold_qrels, gold_rate, gold_accuracy_threshold, crowd_batch_size) -> None:
+    errors = []
+    if pool.collection_id != collection.pk:
+        errors.append(ValidationError("The pool belongs to another collection.", code="bad_pool"))
+    if split not in Campaign.Split.values:
+        errors.append(ValidationError(f"Unknown split {split!r}.", code="bad_split"))
+    if overlap not in Campaign.Overlap.values:
+        errors.append(ValidationError(f"Unknown overlap {overlap!r}.", code="bad_overlap"))
+    if order not in Campaign.Order.values:
+        errors.append(ValidationError(f"Unknown order {order!r}.", code="bad_order"))
+    if not 1 <= judgments_per_pair <= MAX_REPLICATION:
+        errors.append(ValidationError("Judgments per pair must be between 1 and 50.", code="bad_overlap"))
+    if not 0.0 <= overlap_fraction <= 1.0 or not 0.0 <= gold_rate <= 0.5:
+        errors.append(ValidationError("Fractions must lie in [0, 1] (gold rate at most 0.5).", code="bad_fraction"))
+    if not 0.0 <= gold_accuracy_threshold <= 1.0:
+        errors.append(ValidationError("The gold accuracy threshold must lie in [0, 1].", code="bad_fraction"))
+    if calibration_size < 0 or lease_seconds < 10 or crowd_batch_size < 1:
+        errors.append(ValidationError("Sizes must be positive (leases at least 10 s).", code="bad_size"))
+    if gold_qrels is not None and gold_qrels.collection_id != collection.pk:
+        errors.append(ValidationError("The gold qrels belong to another collection.", code="bad_gold"))
+    if gold_rate > 0 and gold_qrels is None:
+        errors.append(ValidationError("A gold rate needs gold qrels.", code="bad_gold"))
+    if errors:
+        raise ValidationError(errors)
+
+
+def _check_assessors(collection, users) -> None:
+    members = set(
+        Membership.objects.filter(collection=collection, user__in=users).values_list("user_id", flat=True)
+    )
+    outsiders = [u.get_username() for u in users if u.pk not in members]
+    if outsiders:
+        raise ValidationError(
+            f"Not members of the collection: {', '.join(outsiders)}.", code="not_member"
+        )
+
+
+def _gold_pairs(*, campaign: Campaign, pool: Pool, pairs: list[PoolPair], count: int, rng) -> list[tuple[PoolPair, int]]:
+    """Choose ``count`` gold pairs (pair, known grade), creating companion-pool pairs when needed."""
+    by_key = {(p.topic_id, p.docno): p for p in pairs}
+    topic_ids = {p.topic_id for p in pairs}
+    entries = list(
+        QrelsEntry.objects.filter(qrels_set=campaign.gold_qrels, topic_id__in=topic_ids)
+        .order_by("topic_id", "docno", "id")
+        .values_list("topic_id", "docno", "grade")
+    )
+    seen: dict[tuple[int, str], int] = {}
+    for topic_id, docno, grade in entries:
+        seen.setdefault((topic_id, docno), grade)  # the first line wins if the qrels repeat a pair
+    keys = sorted(seen)
+    chosen = rng.sample(keys, min(count, len(keys)))
+    missing = [key for key in chosen if key not in by_key]
+    if missing:
+        companion = Pool.objects.create(
+            collection=campaign.collection,
+            name=f"{pool.name} · gold · {campaign.name}"[:200],
+            strategy=pool.strategy,
+            parameters={"gold_for_campaign": campaign.pk, "gold_qrels": campaign.gold_qrels_id},
+            created_by=campaign.created_by,
+            frozen=True,
+        )
+        from collections_app.models import Document
+
+        documents = dict(
+            Document.objects.filter(collection=campaign.collection, docno__in=[d for _, d in missing])
+            .values_list("docno", "pk")
+        )
+        created = PoolPair.objects.bulk_create(
+            PoolPair(pool=companion, topic_id=t, docno=d, document_id=documents.get(d), judging_order=i,
+                     best_rank=1, run_ranks={})
+            for i, (t, d) in enumerate(missing, start=1)
+        )
+        if not all(p.pk for p in created):  # backends without RETURNING: read them back
+            created = list(PoolPair.objects.filter(pool=companion))
+        by_key.update({(p.topic_id, p.docno): p for p in created})
+    return [(by_key[key], seen[key]) for key in chosen]
+
+
+@transaction.atomic
+def campaign_create(*, collection, pool, name: str, created_by, assessors: list, split: str = "shared_queue",
+                    overlap: str = "none", judgments_per_pair: int = 1, overlap_fraction: float = 0.0,
+                    calibration_size: int = 0, order: str = "pool", seed: int = 0, lease_seconds: int = 600,
+                    gold_qrels=None, gold_rate: float = 0.0, crowd_enabled: bool = False,
+                    crowd_batch_size: int = 20, crowd_instructions: str = "", crowd_completion_code: str = "",
+                    crowd_completion_url: str = "", gold_accuracy_threshold: float = 0.0) -> Campaign:
+    """Start a campaign over a pool: freeze the pool and lay out every item of work once.
+
+    Everything that decides who judges what is fixed here (and seeded), so a campaign is
+    reproducible and allocation only has to read it. Raises ValidationError for bad options,
+    a pool of another collection, assessors who are not members, or an empty pool.
+    """
+    _validate(collection=collection, pool=pool, split=split, overlap=overlap, judgments_per_pair=judgments_per_pair,
+              overlap_fraction=overlap_fraction, calibration_size=calibration_size, order=order,
+              lease_seconds=lease_seconds, gold_qrels=gold_qrels, gold_rate=gold_rate,
+              gold_accuracy_threshold=gold_accuracy_threshold, crowd_batch_size=crowd_batch_size)
+    users = list(dict.fromkeys(assessors))
+    _check_assessors(collection, users)
+    if not name.strip():
+        raise ValidationError("A campaign needs a name.", code="bad_name")
+    if Campaign.objects.filter(collection=collection, name=name).exists():
+        raise ValidationError(f"A campaign named {name!r} already exists.", code="duplicate_name")
+    pairs = list(PoolPair.objects.filter(pool=pool).order_by("judging_order", "id"))
+    if not pairs:
+        raise ValidationError("The pool has no pairs to judge.", code="empty_pool")
+
+    Pool.objects.filter(pk=pool.pk).update(frozen=True)
+    pool.frozen = True
+    campaign = Campaign.objects.create(
+        collection=collection, pool=pool, name=name, created_by=created_by, split=split, overlap=overlap,
+        judgments_per_pair=judgments_per_pair if overlap == Campaign.Overlap.REPLICATE else 1,
+        overlap_fraction=overlap_fraction if overlap == Campaign.Overlap.FRACTION else 0.0,
+        calibration_size=calibration_size if overlap == Campaign.Overlap.CALIBRATION else 0,
+        order=order, seed=seed, lease_seconds=lease_seconds, gold_qrels=gold_qrels, gold_rate=gold_rate,
+        crowd_enabled=crowd_enabled, crowd_batch_size=crowd_batch_size, crowd_instructions=crowd_instructions,
+        crowd_completion_code=crowd_completion_code, crowd_completion_url=crowd_completion_url,
+        gold_accuracy_threshold=gold_accuracy_threshold,
+    )
+    rows = [Assessor(campaign=campaign, kind=Assessor.Kind.EXPERT, user=u) for u in users]
+    Assessor.objects.bulk_create(rows)
+    experts = list(Assessor.objects.filter(campaign=campaign).order_by("id"))
+    everyone = max(1, len(experts))
+
+    rng = random.Random(seed)
+    gold: list[tuple[PoolPair, int]] = []
+    if gold_qrels is not None and gold_rate > 0:
+        gold = _gold_pairs(campaign=campaign, pool=pool, pairs=pairs, count=round(gold_rate * len(pairs)), rng=rng)
+    gold_ids = {p.pk for p, _ in gold}
+    regular = [p for p in pairs if p.pk not in gold_ids]
+    if order == Campaign.Order.RANDOM:
+        rng.shuffle(regular)
+
+    calibration: set[int] = set()
+    twice: set[int] = set()
+    if campaign.overlap == Campaign.Overlap.CALIBRATION:
+        calibration = {p.pk for p in rng.sample(regular, min(calibration_size, len(regular)))}
+    elif campaign.overlap == Campaign.Overlap.FRACTION:
+        twice = {p.pk for p in rng.sample(regular, round(overlap_fraction * len(regular)))}
+    ordered = [p for p in regular if p.pk in calibration] + [p for p in regular if p.pk not in calibration]
+
+    primary: dict[int, Assessor] = {}
+    if split == Campaign.Split.BY_TOPIC and experts:
+        topics = list(dict.fromkeys(p.topic_id for p in ordered))
+        for index, topic_id in enumerate(topics):
+            primary[topic_id] = experts[index % len(experts)]
+        for assessor in experts:
+            assessor.topics.set([t for t, a in primary.items() if a.pk == assessor.pk])
+
+    items = []
+    for position, pair in enumerate(ordered, start=1):
+        if pair.pk in calibration:
+            required = everyone
+        elif pair.pk in twice:
+            required = 2
+        else:
+            required = campaign.judgments_per_pair
+        items.append(Item(
+            campaign=campaign, pair=pair, position=position, required_judgments=required,
+            is_calibration=pair.pk in calibration,
+            primary_assessor=None if pair.pk in calibration else primary.get(pair.topic_id),
+        ))
+    start = len(items)
+    for offset, (pair, grade) in enumerate(gold, start=1):
+        items.append(Item(campaign=campaign, pair=pair, position=start + offset, required_judgments=everyone,
+                          is_gold=True, gold_grade=grade))
+    Item.objects.bulk_create(items, batch_size=1000)
+    return campaign
+
+
+def campaign_set_status(*, campaign: Campaign, status: str) -> Campaign:
+    """Pause, resume or finish a campaign; a non-active campaign hands out no work and refuses submits."""
+    if status not in Campaign.Status.values:
+        raise ValidationError(f"Unknown status {status!r}.", code="bad_status")
+    campaign.status = status
+    campaign.save(update_fields=["status"])
+    return campaign
+
+
+@transaction.atomic
+def campaign_add_assessor(*, campaign: Campaign, user) -> Assessor:
+    """Add a member of the collection as an expert assessor; calibration and gold items expect them too."""
+    _check_assessors(campaign.collection, [user])
+    assessor, created = Assessor.objects.get_or_create(
+        campaign=campaign, user=user, defaults={"kind": Assessor.Kind.EXPERT}
+    )
+    if created and Assessor.objects.filter(campaign=campaign, kind=Assessor.Kind.EXPERT).count() > 1:
+        Item.objects.filter(campaign=campaign).filter(is_calibration=True).update(
+            required_judgments=F("required_judgments") + 1
+        )
+        Item.objects.filter(campaign=campaign, is_gold=True).update(required_judgments=F("required_judgments") + 1)
+    return assessor
+
+
+@transaction.atomic
+def items_send_to_more_assessors(*, campaign: Campaign, item_ids: list[int], extra: int = 1) -> int:
+    """Raise the judgments required of some items (e.g. skipped or disputed ones); return how many changed."""
+    if not 1 <= extra <= MAX_REPLICATION:
+        raise ValidationError("Extra judgments must be between 1 and 50.", code="bad_overlap")
+    return (
+        Item.objects.filter(campaign=campaign, pk__in=item_ids, is_gold=False, is_calibration=False)
+        .filter(required_judgments__lte=MAX_REPLICATION - extra)
+        .update(required_judgments=F("required_judgments") + extra)
+    )

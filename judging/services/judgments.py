@@ -1,0 +1,206 @@
+"""Record judgments: idempotent submits, revisions with history, skips, gold accuracy.
+
+Rules:
+- ``client_token`` makes a submit idempotent: a retried request (double key press, network
+  retry) finds the judgment or revision its token already recorded and returns that judgment.
+- A second submit for an item the assessor already judged is a *revision*: the judgment is
+  updated and a ``JudgmentRevision`` (old → new, who, when) is kept. A resubmit that changes
+  neither grade nor skip only updates the comment and records no revision.
+- A skip ("can't judge", with a reason) is a judgment without a grade. It uses up a slot of
+  the item like a label (so an item never gets more judgments than required); items left
+  with only skips get no final label and can be sent to more assessors by the lead.
+- ``active_seconds`` is clamped to [0, 2 h] (NaN → 0): the browser pauses the clock when the
+  tab is hidden or idle, so more than two hours on one pair means a broken clock. A revision
+  adds its time to the judgment's total and keeps its own on the revision row.
+- Gold accuracy: a gold answer is correct when it agrees with the gold label on relevance
+  (``grade >= collection.relevant_threshold``), so a graded scale doesn't punish a 2 for a 3;
+  skipped gold items count neither way. A crowd worker with at least ``gold_min_answers``
+  gold answers and an accuracy below ``gold_accuracy_threshold`` is blocked: they get no more
+  work and their labels leave the final labels (they stay in the database for audit).
+"""
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
+from judging.services.allocation import _open_items
+
+MAX_ACTIVE_SECONDS = 2 * 3600.0
+
+
+def clamp_seconds(value: float) -> float:
+    """Return active seconds sanity-clamped to [0, 2 h]; NaN and garbage become 0."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    if math.isnan(seconds):
+        return 0.0
+    return max(0.0, min(seconds, MAX_ACTIVE_SECONDS))
+
+
+def _validate_label(*, assessor: Assessor, grade, skipped: bool) -> None:
+    if skipped:
+        if grade is not None:
+            raise ValidationError("A skipped pair has no grade.", code="bad_grade")
+        return
+    grades = assessor.campaign.collection.grades
+    if grade is None or isinstance(grade, bool) or not isinstance(grade, int) or grade not in grades:
+        raise ValidationError(f"Grade must be one of {grades}.", code="bad_grade")
+
+
+def _replayed(token: str, assessor: Assessor) -> Judgment | None:
+    """Return the judgment a token already recorded (as a first submit or a revision), if any."""
+    judgment = Judgment.objects.filter(client_token=token).first()
+    if judgment is None:
+        revision = JudgmentRevision.objects.filter(client_token=token).select_related("judgment").first()
+        judgment = revision.judgment if revision else None
+    if judgment is not None and judgment.assessor_id != assessor.pk:
+        raise ValidationError("This client token was used by someone else.", code="token_reused")
+    return judgment
+
+
+def _revise(*, judgment: Judgment, assessor: Assessor, grade, skipped, skip_reason, comment, seconds, token):
+    changed = judgment.grade != grade or judgment.skipped != skipped
+    if changed:
+        JudgmentRevision.objects.create(
+            judgment=judgment, changed_by=assessor, old_grade=judgment.grade, new_grade=grade,
+            old_skipped=judgment.skipped, new_skipped=skipped, client_token=token, active_seconds=seconds,
+        )
+        judgment.revision_count += 1
+    judgment.grade, judgment.skipped = grade, skipped
+    judgment.skip_reason = skip_reason if skipped else ""
+    judgment.comment = comment
+    judgment.active_seconds += seconds
+    judgment.save(update_fields=["grade", "skipped", "skip_reason", "comment", "active_seconds",
+                                 "revision_count", "updated_at"])
+    return judgment
+
+
+def _may_judge(*, assessor: Assessor, item: Item, now) -> bool:
+    """Return True if the assessor holds a live lease on the item or the item is still open to them."""
+    if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).exists():
+        return True
+    return _open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists()
+
+
+def gold_answers(*, assessor: Assessor) -> tuple[int, int]:
+    """Return (correct, answered) over the assessor's non-skipped judgments of gold items."""
+    threshold = assessor.campaign.collection.relevant_threshold
+    row = Judgment.objects.filter(assessor=assessor, item__is_gold=True, skipped=False).aggregate(
+        answered=Count("id"),
+        correct=Count("id", filter=(
+            Q(grade__gte=threshold, item__gold_grade__gte=threshold)
+            | Q(grade__lt=threshold, item__gold_grade__lt=threshold)
+        )),
+    )
+    return row["correct"], row["answered"]
+
+
+def _apply_gold_threshold(assessor: Assessor) -> None:
+    campaign = assessor.campaign
+    if assessor.kind != Assessor.Kind.CROWD or campaign.gold_accuracy_threshold <= 0:
+        return
+    correct, answered = gold_answers(assessor=assessor)
+    if answered >= max(1, campaign.gold_min_answers) and correct / answered < campaign.gold_accuracy_threshold:
+        reason = f"gold accuracy {correct}/{answered} below {campaign.gold_accuracy_threshold:.2f}"
+        Assessor.objects.filter(pk=assessor.pk).update(blocked=True, blocked_reason=reason)
+        Lease.objects.filter(assessor=assessor).delete()
+        assessor.blocked, assessor.blocked_reason = True, reason
+
+
+def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skipped: bool = False,
+                    skip_reason: str = "", comment: str = "", active_seconds: float = 0.0,
+                    client_token: str) -> Judgment:
+    """Record (or revise) the assessor's label for an item; a repeated client_token changes nothing.
+
+    Runs under the item's row lock, like ``item_next``, so the check that the item still has
+    room and the write happen atomically. Raises ValidationError with code ``bad_grade``,
+    ``not_assigned`` (neither leased to nor open to this assessor), ``blocked``,
+    ``campaign_closed``, ``batch_complete`` (a crowd worker's batch is full), ``token_reused``.
+    """
+    token = (client_token or "").strip()
+    if not token or len(token) > 64:
+        raise ValidationError("A client token of 1 to 64 characters is required.", code="bad_token")
+    if item.campaign_id != assessor.campaign_id:
+        raise ValidationError("This pair is not part of your campaign.", code="not_assigned")
+    _validate_label(assessor=assessor, grade=grade, skipped=skipped)
+    seconds = clamp_seconds(active_seconds)
+    skip_reason = (skip_reason or "")[:300] if skipped else ""
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            locked = Item.objects.select_for_update().get(pk=item.pk)
+            replay = _replayed(token, assessor)
+            if replay is not None:
+                return replay
+            existing = Judgment.objects.filter(item=locked, assessor=assessor).first()
+            if existing is not None:
+                judgment = _revise(judgment=existing, assessor=assessor, grade=grade, skipped=skipped,
+                                   skip_reason=skip_reason, comment=comment, seconds=seconds, token=token)
+            else:
+                judgment = _record(assessor=assessor, item=locked, grade=grade, skipped=skipped,
+                                   skip_reason=skip_reason, comment=comment, seconds=seconds, token=token, now=now)
+            if locked.is_gold:
+                _apply_gold_threshold(assessor)
+            return judgment
+    except IntegrityError:
+        # Last line of defence (a racing duplicate on SQLite, where there are no row locks):
+        # the constraint held; answer with what the winner recorded.
+        replay = _replayed(token, assessor)
+        if replay is not None:
+            return replay
+        existing = Judgment.objects.filter(item=item, assessor=assessor).first()
+        if existing is not None:
+            return existing
+        raise
+
+
+def _record(*, assessor, item, grade, skipped, skip_reason, comment, seconds, token, now) -> Judgment:
+    campaign = assessor.campaign
+    if assessor.blocked:
+        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
+    if campaign.status != Campaign.Status.ACTIVE:
+        raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
+    if assessor.kind == Assessor.Kind.CROWD:
+        if Judgment.objects.filter(assessor=assessor).count() >= campaign.crowd_batch_size:
+            raise ValidationError("Your batch is complete.", code="batch_complete")
+    if not _may_judge(assessor=assessor, item=item, now=now):
+        raise ValidationError("This pair is not assigned to you.", code="not_assigned")
+    judgment = Judgment.objects.create(
+        item=item, assessor=assessor, grade=grade, skipped=skipped, skip_reason=skip_reason,
+        comment=comment, active_seconds=seconds, client_token=token,
+    )
+    Item.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
+    Lease.objects.filter(item=item, assessor=assessor).delete()
+    return judgment
+
+
+def judgment_previous(*, assessor: Assessor, before: Judgment | None = None) -> Judgment | None:
+    """Return the assessor's judgment made just before ``before`` (or their latest), for the back key."""
+    judgments = Judgment.objects.filter(assessor=assessor)
+    if before is not None:
+        judgments = judgments.filter(
+            Q(created_at__lt=before.created_at) | Q(created_at=before.created_at, pk__lt=before.pk)
+        )
+    return judgments.order_by("-created_at", "-pk").first()
+
+
+def judgment_history(*, judgment: Judgment) -> list[JudgmentRevision]:
+    """Return the judgment's revisions, oldest first (who, when, old → new)."""
+    return list(judgment.revisions.select_related("changed_by__user").order_by("changed_at", "pk"))
+
+
+def lease_seconds_left(*, assessor: Assessor, item: Item, now=None) -> float:
+    """Return how long the assessor's lease on the item still runs (0 if none); for the page's timer."""
+    now = now or timezone.now()
+    lease = Lease.objects.filter(item=item, assessor=assessor).first()
+    if lease is None:
+        return 0.0
+    return max(0.0, (lease.expires_at - now) / timedelta(seconds=1))

@@ -1,0 +1,177 @@
+"""Final labels, adjudication, TREC qrels text, frozen qrels versions and judgment exports.
+
+Final labels of a campaign cover its regular items (gold items are left out: the imported
+qrels already hold their label) and ignore skips and blocked crowd workers' labels (kept in
+the database and in the judgments export for audit). Rules:
+
+- ``primary``: the primary assessor's label (split by topic); when the item has no primary,
+  or the primary has no label for it, the earliest label (by time recorded, then id).
+- ``majority``: the most frequent grade; **a tie goes to the lowest tied grade** — the
+  conservative choice (unjudged documents count as not relevant, so doubt leans that way),
+  and the same rule as crowd-kit's MajorityVote so the aggregation pages agree with it.
+- ``adjudicated``: the lead's adjudicated grade where one is set, else the majority label.
+
+Qrels text is ``qid 0 docno grade\\n`` per line, sorted by qid then docno. Qids sort
+numerically when every qid of the labels is a plain non-negative integer (so 2 < 10, as TREC
+topic numbers read), otherwise as strings; docnos always sort as strings (code-point order).
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections import Counter, defaultdict
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from collections_app.models import Collection
+from judging.models import Adjudication, Campaign, Item, Judgment, QrelsVersion
+
+RULES = tuple(QrelsVersion.Rule.values)
+EXPORT_FIELDS = (
+    "judgment_id", "assessor_id", "assessor", "kind", "platform", "blocked", "qid", "docno", "grade", "skipped",
+    "skip_reason", "comment", "active_seconds", "is_gold", "gold_grade", "created_at", "updated_at", "revision_count",
+)
+
+
+def majority_grade(grades: list[int]) -> int:
+    """Return the most frequent grade; a tie goes to the lowest tied grade.
+
+    >>> majority_grade([1, 2, 2]), majority_grade([0, 3]), majority_grade([3, 1, 3, 1, 2])
+    (2, 0, 1)
+    """
+    if not grades:
+        raise ValueError("majority_grade needs at least one grade")
+    counts = Counter(grades)
+    top = max(counts.values())
+    return min(g for g, n in counts.items() if n == top)
+
+
+def _labels_by_item(campaign: Campaign):
+    """Return {item id: (qid, docno, primary assessor id)} and {item id: [(assessor id, grade)] in time order}."""
+    items = {
+        pk: (qid, docno, primary)
+        for pk, qid, docno, primary in Item.objects.filter(campaign=campaign, is_gold=False).values_list(
+            "pk", "pair__topic__qid", "pair__docno", "primary_assessor_id"
+        )
+    }
+    grades: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    rows = (
+        Judgment.objects.filter(item__campaign=campaign, item__is_gold=False, skipped=False, assessor__blocked=False)
+        .order_by("created_at", "pk")
+        .values_list("item_id", "assessor_id", "grade")
+    )
+    for item_id, assessor_id, grade in rows:
+        grades[item_id].append((assessor_id, grade))
+    return items, grades
+
+
+def final_labels(*, campaign: Campaign, rule: str) -> dict[tuple[str, str], int]:
+    """Return the final label of every labelled regular item as {(qid, docno): grade} under a rule."""
+    if rule not in RULES:
+        raise ValidationError(f"Unknown rule {rule!r}; use one of {', '.join(RULES)}.", code="bad_rule")
+    items, grades = _labels_by_item(campaign)
+    adjudicated = {}
+    if rule == QrelsVersion.Rule.ADJUDICATED:
+        adjudicated = dict(Adjudication.objects.filter(campaign=campaign).values_list("item_id", "grade"))
+    labels: dict[tuple[str, str], int] = {}
+    for item_id, (qid, docno, primary) in items.items():
+        given = grades.get(item_id, [])
+        if item_id in adjudicated:
+            labels[(qid, docno)] = adjudicated[item_id]
+        elif not given:
+            continue
+        elif rule == QrelsVersion.Rule.PRIMARY:
+            own = [g for a, g in given if a == primary]
+            labels[(qid, docno)] = own[0] if own else given[0][1]
+        else:
+            labels[(qid, docno)] = majority_grade([g for _, g in given])
+    return labels
+
+
+def _qid_key(all_numeric: bool):
+    def key(item):
+        (qid, docno), _ = item
+        return (int(qid) if all_numeric else 0, qid, docno)
+
+    return key
+
+
+def qrels_text(labels: dict[tuple[str, str], int]) -> str:
+    """Return labels as TREC qrels text, ``qid 0 docno grade`` per line, sorted by qid then docno.
+
+    >>> qrels_text({("10", "d2"): 1, ("2", "d9"): 0, ("2", "d10"): 2})
+    '2 0 d10 2\\n2 0 d9 0\\n10 0 d2 1\\n'
+    """
+    all_numeric = all(qid.isascii() and qid.isdigit() for qid, _ in labels)
+    ordered = sorted(labels.items(), key=_qid_key(all_numeric))
+    return "".join(f"{qid} 0 {docno} {grade}\n" for (qid, docno), grade in ordered)
+
+
+def adjudicate(*, item: Item, grade: int, note: str, user) -> Adjudication:
+    """Set the lead's final label for an item (replacing an earlier one); used by the adjudicated rule."""
+    collection = item.campaign.collection
+    if isinstance(grade, bool) or not isinstance(grade, int) or grade not in collection.grades:
+        raise ValidationError(f"Grade must be one of {collection.grades}.", code="bad_grade")
+    if item.is_gold:
+        raise ValidationError("Gold pairs keep their known label.", code="gold_item")
+    adjudication, _ = Adjudication.objects.update_or_create(
+        item=item, defaults={"campaign_id": item.campaign_id, "grade": grade, "note": note or "", "decided_by": user}
+    )
+    return adjudication
+
+
+@transaction.atomic
+def qrels_freeze(*, campaign: Campaign, rule: str, description: str, user) -> QrelsVersion:
+    """Freeze the campaign's final labels under a rule as the collection's next qrels version.
+
+    The collection row is locked so two leads freezing at once get consecutive numbers.
+    The version stores its exact text and SHA-256; nothing ever updates it afterwards.
+    """
+    labels = final_labels(campaign=campaign, rule=rule)
+    content = qrels_text(labels)
+    collection = Collection.objects.select_for_update().get(pk=campaign.collection_id)
+    last = QrelsVersion.objects.filter(collection=collection).aggregate(n=Max("number"))["n"] or 0
+    return QrelsVersion.objects.create(
+        collection=collection, campaign=campaign, number=last + 1, rule=rule, description=description or "",
+        created_by=user, num_topics=len({qid for qid, _ in labels}), num_judgments=len(labels),
+        num_relevant=sum(1 for g in labels.values() if collection.is_relevant(g)),
+        checksum=hashlib.sha256(content.encode("utf-8")).hexdigest(), content=content,
+    )
+
+
+def _export_rows(campaign: Campaign):
+    judgments = (
+        Judgment.objects.filter(item__campaign=campaign)
+        .select_related("assessor__user", "item__pair__topic")
+        .order_by("item__position", "created_at", "pk")
+    )
+    for j in judgments.iterator(chunk_size=2000):
+        yield {
+            "judgment_id": j.pk, "assessor_id": j.assessor_id, "assessor": str(j.assessor), "kind": j.assessor.kind,
+            "platform": j.assessor.platform, "blocked": j.assessor.blocked, "qid": j.item.pair.topic.qid,
+            "docno": j.item.pair.docno, "grade": j.grade, "skipped": j.skipped, "skip_reason": j.skip_reason,
+            "comment": j.comment, "active_seconds": round(j.active_seconds, 3), "is_gold": j.item.is_gold,
+            "gold_grade": j.item.gold_grade, "created_at": j.created_at.isoformat(),
+            "updated_at": j.updated_at.isoformat(), "revision_count": j.revision_count,
+        }
+
+
+def judgments_export(*, campaign: Campaign, fmt: str) -> str:
+    """Return every judgment of the campaign (blocked workers' too, for audit) as CSV or JSONL.
+
+    CSV has a header row; empty grades are empty cells; booleans are ``true``/``false`` in both.
+    """
+    if fmt == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in _export_rows(campaign))
+    if fmt != "csv":
+        raise ValidationError(f"Unknown export format {fmt!r}; use csv or jsonl.", code="bad_format")
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in _export_rows(campaign):
+        writer.writerow({k: ("" if v is None else str(v).lower() if isinstance(v, bool) else v) for k, v in row.items()})
+    return buffer.getvalue()

@@ -1,0 +1,96 @@
+"""Judging fixtures: a pool of 20 pairs over four topics, a campaign factory, the crowd ``worker``.
+
+The pool is built directly with the ORM (no runs needed): topics 401–404, five documents
+each, pooled in a fixed judging order. ``make_campaign(**options)`` starts a campaign through
+the service with ``alice`` and ``bob`` as assessors unless told otherwise. ``worker`` is a
+factory: ``worker(campaign, "pid-1")`` joins a crowd worker through Prolific parameters.
+"""
+from __future__ import annotations
+
+import pytest
+
+from collections_app.models import Document, Pool, PoolPair, QrelsEntry, QrelsSet, Topic
+
+TOPICS = 4
+DOCS_PER_TOPIC = 5
+
+
+def build_pool(collection, *, name: str = "pool", topics: int = TOPICS, docs: int = DOCS_PER_TOPIC) -> Pool:
+    """Create topics and documents and a pool holding every (topic, document) pair, in judging order."""
+    pool = Pool.objects.create(collection=collection, name=name, strategy=Pool.Strategy.DEPTH, parameters={"k": docs})
+    order = 0
+    for t in range(1, topics + 1):
+        topic, _ = Topic.objects.get_or_create(
+            collection=collection, qid=str(400 + t),
+            defaults={"title": f"wind turbine noise {t}", "description": "Noise from wind farms.",
+                      "narrative": "Measurements or complaints are relevant."},
+        )
+        for d in range(1, docs + 1):
+            docno = f"T{t}-D{d}"
+            document, _ = Document.objects.get_or_create(
+                collection=collection, docno=docno, defaults={"title": f"Doc {docno}", "text": "wind turbine " * 20}
+            )
+            order += 1
+            PoolPair.objects.create(pool=pool, topic=topic, docno=docno, document=document, judging_order=order,
+                                    best_rank=d, run_ranks={"r1": d})
+    return pool
+
+
+def build_gold(collection, entries: list[tuple[str, str, int]], *, name: str = "gold") -> QrelsSet:
+    """Create an imported qrels set from (qid, docno, grade) triples, for gold pairs."""
+    qrels = QrelsSet.objects.create(collection=collection, name=name, checksum="0" * 64, num_judgments=len(entries))
+    topics = {t.qid: t for t in Topic.objects.filter(collection=collection)}
+    QrelsEntry.objects.bulk_create(
+        QrelsEntry(qrels_set=qrels, topic=topics[qid], docno=docno, grade=grade) for qid, docno, grade in entries
+    )
+    return qrels
+
+
+@pytest.fixture
+def pool(collection):
+    """A pool of 20 pairs (topics 401–404 × documents T<t>-D1..D5) in the ``collection``."""
+    return build_pool(collection)
+
+
+@pytest.fixture
+def make_campaign(collection, pool, lead, alice, bob):
+    """Return a factory starting a campaign on ``pool`` (assessors alice and bob by default)."""
+    from judging.services.campaigns import campaign_create
+
+    counter = iter(range(1, 1000))
+
+    def factory(*, assessors=None, name=None, **options):
+        return campaign_create(
+            collection=collection, pool=options.pop("pool", pool), name=name or f"campaign {next(counter)}",
+            created_by=lead, assessors=[alice, bob] if assessors is None else list(assessors), **options,
+        )
+
+    return factory
+
+
+@pytest.fixture
+def campaign(make_campaign):
+    """A shared-queue campaign, each pair judged once, by alice and bob."""
+    return make_campaign()
+
+
+@pytest.fixture
+def worker():
+    """Return a factory joining a crowd worker (Prolific parameters) to a crowd-enabled campaign."""
+    from judging.services.crowd import crowd_join
+
+    def join(campaign, pid: str = "worker-1"):
+        assessor, mode = crowd_join(
+            campaign=campaign, params={"PROLIFIC_PID": pid, "STUDY_ID": "study", "SESSION_ID": f"s-{pid}"}
+        )
+        assert mode == "prolific"
+        return assessor
+
+    return join
+
+
+def expert(campaign, user):
+    """Return the expert Assessor row of a user in a campaign."""
+    from judging.models import Assessor
+
+    return Assessor.objects.select_related("campaign__collection").get(campaign=campaign, user=user)
