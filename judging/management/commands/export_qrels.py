@@ -1,0 +1,65 @@
+"""Print (or write) a collection's qrels: a campaign's current final labels, a frozen version, or every judgment."""
+from __future__ import annotations
+
+import sys
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from collections_app.models import Collection
+from judging.models import Campaign, QrelsVersion
+from judging.services.qrels import RULES, final_labels, judgments_export, qrels_text
+
+
+class Command(BaseCommand):
+    help = (
+        "Export qrels of a collection in TREC format (qid 0 docno grade): a campaign's final labels under a "
+        "rule (default: the newest campaign), a frozen version (--version N, byte for byte), or every "
+        "individual judgment as CSV or JSONL (--judgments csv|jsonl)."
+    )
+
+    def add_base_argument(self, parser, *args, **kwargs):
+        """Leave out Django's own --version flag: here --version N names a frozen qrels version."""
+        if "--version" in args:
+            return
+        super().add_base_argument(parser, *args, **kwargs)
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", help="Collection slug.")
+        parser.add_argument("--campaign", type=int, help="Campaign id (default: the collection's newest).")
+        parser.add_argument("--rule", choices=RULES, default="adjudicated", help="Final-label rule (default adjudicated).")
+        parser.add_argument("--version", type=int, help="Print frozen qrels version N instead of current labels.")
+        parser.add_argument("--judgments", choices=("csv", "jsonl"), help="Export individual judgments instead.")
+        parser.add_argument("--output", "-o", help="Write to this file instead of standard output.")
+
+    def handle(self, *args, slug, campaign, rule, version, judgments, output, **options):
+        collection = Collection.objects.filter(slug=slug).first()
+        if collection is None:
+            raise CommandError(f"No collection {slug!r}.")
+        if version is not None:
+            frozen = QrelsVersion.objects.filter(collection=collection, number=version).first()
+            if frozen is None:
+                raise CommandError(f"Collection {slug!r} has no qrels version {version}.")
+            text, summary = frozen.content, f"qrels v{version} ({frozen.num_judgments} labels, sha256 {frozen.checksum[:12]}…)"
+        else:
+            campaigns = Campaign.objects.filter(collection=collection).order_by("-created_at", "-id")
+            chosen = campaigns.filter(pk=campaign).first() if campaign else campaigns.first()
+            if chosen is None:
+                raise CommandError(f"No campaign {'#' + str(campaign) if campaign else ''} in collection {slug!r}.")
+            try:
+                if judgments:
+                    text = judgments_export(campaign=chosen, fmt=judgments)
+                    summary = f"judgments of campaign {chosen.name!r} as {judgments}"
+                else:
+                    labels = final_labels(campaign=chosen, rule=rule)
+                    text, summary = qrels_text(labels), f"{len(labels)} labels of campaign {chosen.name!r} by rule {rule}"
+            except ValidationError as error:
+                raise CommandError("; ".join(error.messages)) from error
+        if output:
+            with open(output, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            self.stderr.write(f"Wrote {summary} to {output}.")
+        else:
+            self.stdout.write(text, ending="")
+            if not sys.stdout.isatty():
+                self.stderr.write(f"Exported {summary}.")
