@@ -1,2 +1,19 @@
-"""Judging API routes."""
-urlpatterns: list = []
+"""Judging API routes, mounted under /api/."""
+from django.urls import path
+
+from judging import api
+
+prefix = "campaigns/<int:campaign_id>/"
+urlpatterns = [
+    path("campaigns/", api.CampaignList.as_view(), name="api-campaigns"),
+    path(prefix, api.CampaignDetail.as_view(), name="api-campaign"),
+    path(prefix + "next/", api.NextItem.as_view(), name="api-campaign-next"),
+    path(prefix + "judgments/", api.SubmitJudgment.as_view(), name="api-campaign-submit"),
+    path(prefix + "judgments/previous/", api.PreviousJudgment.as_view(), name="api-campaign-previous"),
+    path(prefix + "progress/", api.Progress.as_view(), name="api-campaign-progress"),
+    path(prefix + "conflicts/", api.Conflicts.as_view(), name="api-campaign-conflicts"),
+    path(prefix + "adjudications/", api.Adjudicate.as_view(), name="api-campaign-adjudicate"),
+    path(prefix + "qrels/", api.QrelsVersions.as_view(), name="api-campaign-qrels"),
+    path(prefix + "qrels/<int:number>/", api.QrelsDownload.as_view(), name="api-campaign-qrels-download"),
+    path(prefix + "export/<str:fmt>/", api.JudgmentsExport.as_view(), name="api-campaign-export"),
+]

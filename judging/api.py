@@ -1,0 +1,246 @@
+"""The judging API: validate, call a service, serialize. Every endpoint goes through the access gate.
+
+Campaign endpoints answer outsiders with 404 (``campaign_for_user``); judging endpoints
+need the user's own expert ``Assessor`` row (403 ``not_assessor`` otherwise); lead endpoints
+need a lead of the campaign's collection (403). Crowd workers have no account and use the
+crowd pages, not this API. Item payloads carry the topic, the document, the scale and the
+caller's own judgment only — never gold flags or other assessors' labels (blind judging).
+"""
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from collections_app.models import Membership
+from judging import selectors, serializers
+from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
+from judging.models import Campaign, Item, Judgment, QrelsVersion
+from judging.services.allocation import item_next
+from judging.services.judgments import judgment_previous, judgment_submit
+from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
+
+CONFLICT_CODES = {"campaign_closed": status.HTTP_409_CONFLICT, "batch_complete": status.HTTP_409_CONFLICT,
+                  "blocked": status.HTTP_403_FORBIDDEN}
+EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+class ServiceRefused(exceptions.APIException):
+    """A service's ValidationError whose code deserves a status other than 400."""
+
+    def __init__(self, error: ValidationError, status_code: int):
+        self.status_code = status_code
+        super().__init__(detail=" ".join(error.messages), code=error.code or "invalid")
+
+
+def _refused(error: ValidationError) -> Exception:
+    code = getattr(error, "code", None)
+    return ServiceRefused(error, CONFLICT_CODES[code]) if code in CONFLICT_CODES else error
+
+
+class CampaignScoped:
+    """Mixin: resolve the campaign (and the caller's assessor row) through the access gate."""
+
+    kwargs: dict
+    request: Request
+
+    def campaign(self, *, lead_only: bool = False) -> Campaign:
+        try:
+            return campaign_for_user(self.request.user, self.kwargs["campaign_id"], lead_only=lead_only)
+        except Http404:
+            raise exceptions.NotFound("No such campaign.") from None
+        except DjangoPermissionDenied as exc:
+            raise exceptions.PermissionDenied(str(exc)) from None
+
+    def assessor(self):
+        campaign = self.campaign()
+        try:
+            return assessor_for_user(campaign=campaign, user=self.request.user)
+        except NotAssessor as exc:
+            raise exceptions.PermissionDenied(str(exc), code="not_assessor") from None
+        except DjangoPermissionDenied as exc:
+            raise exceptions.PermissionDenied(str(exc), code="blocked") from None
+
+
+def _scale(assessor) -> list:
+    return assessor.campaign.collection.scale
+
+
+class CampaignList(APIView):
+    """List my campaigns: the active ones I judge in, and every campaign of collections I lead."""
+
+    @extend_schema(responses=serializers.CampaignSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        judged = list(campaigns_for_assessor(request.user).select_related("collection", "pool"))
+        led = list(
+            Campaign.objects.filter(
+                collection__memberships__user=request.user, collection__memberships__role=Membership.Role.LEAD
+            ).select_related("collection", "pool").order_by("-created_at", "-id")
+        )
+        roles = {c.pk: "assessor" for c in judged} | {c.pk: "lead" for c in led}
+        seen, campaigns = set(), []
+        for campaign in led + judged:
+            if campaign.pk not in seen:
+                seen.add(campaign.pk)
+                campaigns.append(campaign)
+        return Response(serializers.CampaignSerializer(campaigns, many=True, context={"roles": roles}).data)
+
+
+class CampaignDetail(CampaignScoped, APIView):
+    """Show a campaign to a member of its collection."""
+
+    @extend_schema(responses=serializers.CampaignSerializer)
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign()
+        return Response(serializers.CampaignSerializer(campaign).data)
+
+
+class NextItem(CampaignScoped, APIView):
+    """Lease and return my next pair (the one I already hold first); 204 when my queue is empty."""
+
+    @extend_schema(request=None, responses={200: dict, 204: None})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        assessor = self.assessor()
+        item = item_next(assessor=assessor)
+        if item is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        item = Item.objects.select_related("pair__topic", "pair__document").get(pk=item.pk)
+        return Response(serializers.item_data(item, scale=_scale(assessor)))
+
+
+class SubmitJudgment(CampaignScoped, APIView):
+    """Record or revise my judgment of a pair; a repeated client_token returns the same judgment."""
+
+    @extend_schema(request=serializers.SubmitSerializer, responses={200: serializers.MyJudgmentSerializer})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        assessor = self.assessor()
+        data = serializers.SubmitSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        item = Item.objects.filter(pk=values.pop("item"), campaign_id=assessor.campaign_id).first()
+        if item is None:
+            raise exceptions.NotFound("No such pair in this campaign.")
+        try:
+            judgment = judgment_submit(assessor=assessor, item=item, **values)
+        except ValidationError as error:
+            raise _refused(error) from None
+        return Response(serializers.MyJudgmentSerializer(judgment).data)
+
+
+class PreviousJudgment(CampaignScoped, APIView):
+    """Return my judgment before ?before=<judgment id> (or my latest), with its pair, for the back key."""
+
+    @extend_schema(responses={200: dict, 204: None})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        assessor = self.assessor()
+        before = None
+        raw = request.query_params.get("before", "")
+        if raw:
+            before = Judgment.objects.filter(pk=int(raw) if raw.isdigit() else 0, assessor=assessor).first()
+            if before is None:
+                raise exceptions.NotFound("No such judgment of yours.")
+        previous = judgment_previous(assessor=assessor, before=before)
+        if previous is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        item = Item.objects.select_related("pair__topic", "pair__document").get(pk=previous.item_id)
+        return Response(serializers.item_data(item, scale=_scale(assessor), judgment=previous))
+
+
+class Progress(CampaignScoped, APIView):
+    """Return my progress; a lead also gets the whole campaign's."""
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign()
+        body: dict = {}
+        try:
+            body["mine"] = selectors.progress_for_assessor(
+                assessor=assessor_for_user(campaign=campaign, user=request.user)
+            )
+        except DjangoPermissionDenied:
+            body["mine"] = None
+        try:
+            self.campaign(lead_only=True)
+        except exceptions.PermissionDenied:
+            if body["mine"] is None:
+                raise exceptions.PermissionDenied("You are not an assessor of this campaign.", code="not_assessor") from None
+        else:
+            body["campaign"] = selectors.campaign_progress(campaign=campaign)
+        return Response(body)
+
+
+class Conflicts(CampaignScoped, APIView):
+    """List pairs whose labels disagree, with every label (lead only)."""
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        return Response([serializers.conflict_data(row) for row in selectors.conflicts(campaign=campaign)])
+
+
+class Adjudicate(CampaignScoped, APIView):
+    """Set the final label of a pair with a note (lead only)."""
+
+    @extend_schema(request=serializers.AdjudicateSerializer, responses=dict)
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        data = serializers.AdjudicateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = Item.objects.filter(pk=data.validated_data["item"], campaign=campaign).first()
+        if item is None:
+            raise exceptions.NotFound("No such pair in this campaign.")
+        adjudication = adjudicate(item=item, grade=data.validated_data["grade"], note=data.validated_data["note"],
+                                  user=request.user)
+        return Response({"item": item.pk, "grade": adjudication.grade, "note": adjudication.note,
+                         "decided_at": adjudication.decided_at.isoformat()})
+
+
+class QrelsVersions(CampaignScoped, APIView):
+    """List the collection's frozen qrels versions, or freeze a new one from this campaign (lead only)."""
+
+    @extend_schema(responses=serializers.QrelsVersionSerializer(many=True))
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        versions = QrelsVersion.objects.filter(collection=campaign.collection).select_related("created_by").defer("content")
+        return Response(serializers.QrelsVersionSerializer(versions.order_by("-number"), many=True).data)
+
+    @extend_schema(request=serializers.FreezeSerializer, responses={201: serializers.QrelsVersionSerializer})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        data = serializers.FreezeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = qrels_freeze(campaign=campaign, user=request.user, **data.validated_data)
+        return Response(serializers.QrelsVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class QrelsDownload(CampaignScoped, APIView):
+    """Download a frozen qrels version byte for byte (lead only)."""
+
+    @extend_schema(responses={(200, "text/plain"): str})
+    def get(self, request: Request, campaign_id: int, number: int) -> HttpResponse:
+        campaign = self.campaign(lead_only=True)
+        version = QrelsVersion.objects.filter(collection=campaign.collection, number=number).first()
+        if version is None:
+            raise exceptions.NotFound("No such qrels version.")
+        response = HttpResponse(version.content, content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{campaign.collection.slug}-qrels-v{number}.txt"'
+        response["X-Checksum-SHA256"] = version.checksum
+        return response
+
+
+class JudgmentsExport(CampaignScoped, APIView):
+    """Download every judgment of the campaign as CSV or JSONL (lead only)."""
+
+    @extend_schema(responses={(200, "text/csv"): str})
+    def get(self, request: Request, campaign_id: int, fmt: str) -> HttpResponse:
+        campaign = self.campaign(lead_only=True)
+        if fmt not in EXPORT_TYPES:
+            raise exceptions.NotFound("Unknown export format; use csv or jsonl.")
+        response = HttpResponse(judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
+        return response
