@@ -112,7 +112,9 @@ def wilcoxon_test(a: Mapping[str, float], b: Mapping[str, float], *, zero_method
     Zero differences: with the default ``zero_method="wilcox"`` topics where both runs tie are dropped
     before ranking (Wilcoxon's original rule); ``"pratt"`` ranks them and then drops them, ``"zsplit"``
     splits their ranks between the signs. If every difference is zero there is no evidence of a
-    difference: statistic 0, p = 1. The statistic is scipy's (the smaller of the signed-rank sums).
+    difference: statistic 0, p = 1. The statistic is scipy's (the smaller of the signed-rank sums), and so
+    is the p-value (``method="auto"``: exact for small samples; with ties or zeros among 13 topics or
+    fewer scipy enumerates a permutation distribution, which takes about half a second a call).
     """
     d = paired_differences(a, b)
     mean = float(np.mean(d))
