@@ -159,13 +159,17 @@ def randomization_test(
     n = len(d)
     observed = abs(float(np.sum(d)))
     threshold = observed - 1e-9 * max(observed, float(np.sum(np.abs(d))))
+    chunk = max(1, 2_000_000 // n)  # sign matrices of at most ~2M entries, whatever n_permutations is
     if n < 63 and 2**n <= n_permutations:
-        signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1)
-        hits = int(np.sum(_sign_flip_sums(d, signs.astype(np.float64)) >= threshold))
+        hits, bits = 0, np.arange(n, dtype=np.int64)
+        for start in range(0, 2**n, chunk):
+            codes = np.arange(start, min(start + chunk, 2**n), dtype=np.int64)
+            signs = 1.0 - 2.0 * ((codes[:, None] >> bits[None, :]) & 1)  # bit j of the code flips topic j
+            hits += int(np.sum(_sign_flip_sums(d, signs) >= threshold))
         p = hits / 2**n
     else:
         rng = np.random.default_rng(seed)
-        hits, left, chunk = 0, n_permutations, max(1, 2_000_000 // max(n, 1))
+        hits, left = 0, n_permutations
         while left:
             size = min(chunk, left)
             signs = rng.integers(0, 2, size=(size, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0

@@ -164,6 +164,29 @@ def test_randomization_enumerates_every_sign_flip_when_there_are_few(n):
     assert randomization_test(a, b, seed=99).p_value == r1.p_value          # exact: the seed plays no part
 
 
+def test_sampled_randomization_estimates_the_exact_p_value():
+    # 13 topics: 8192 flips are enumerated exactly; 8000 forces sampling. The sampled p has a Monte
+    # Carlo sd of at most sqrt(0.25 / 8000) = 0.0056, so 0.03 is more than five sd.
+    rng = np.random.default_rng(31)
+    for shift in (0.0, 0.05, 0.1):
+        a, b, _, _ = _runs(rng, 13, shift=shift)
+        exact = randomization_test(a, b, n_permutations=8192).p_value
+        assert randomization_test(a, b, n_permutations=8000, seed=2).p_value == pytest.approx(exact, abs=0.03)
+
+
+def test_exact_randomization_is_the_same_whatever_the_enumeration_chunking():
+    rng = np.random.default_rng(12)
+    a, b, x, y = _runs(rng, 17, shift=0.05, decimals=3)  # 131072 flips: several chunks of 2M / 17 codes
+    exact = randomization_test(a, b, n_permutations=2**17)
+    assert exact.p_value == pytest.approx(_brute_force_randomization_p((x - y).tolist()))
+
+
+def test_test_results_are_immutable():
+    r = sign_test({"q1": 0.5, "q2": 0.1}, {"q1": 0.4, "q2": 0.2})
+    with pytest.raises(AttributeError):
+        r.p_value = 0.0
+
+
 def test_randomization_hand_case():
     # Differences +1, +2, +3: only the all-plus and all-minus flips reach |sum| = 6, so p = 2/8.
     r = randomization_test({"a": 3, "b": 4, "c": 5}, {"a": 2, "b": 2, "c": 2})
@@ -221,9 +244,9 @@ def test_bootstrap_p_value_separates_a_clear_difference_from_none():
 
 
 def test_holm_agrees_with_statsmodels():
-    # 30 cases: multipletests runs gc.collect() on every call, which is slow inside a large test session.
+    # 20 cases: multipletests runs gc.collect() on every call, which is slow inside a large test session.
     rng = np.random.default_rng(13)
-    for _ in range(30):
+    for _ in range(20):
         m = int(rng.integers(1, 25))
         p = rng.uniform(0, 0.2, m)
         if rng.random() < 0.5:  # ties and extreme values
