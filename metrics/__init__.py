@@ -6,12 +6,13 @@
 1.0
 """
 
+from . import correlation, significance
 from .evaluate import EvaluationResult, MissingTopicsWarning, evaluate, evaluate_many, results_to_csv, results_to_json
 from .io import MetricsInputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_arrays, run_from_dict
 from .registry import Measure, register, registry, resolve
 
 __all__ = [
-    "EvaluationResult", "Measure", "MetricsInputError", "MissingTopicsWarning", "Qrels", "Run", "evaluate",
+    "EvaluationResult", "correlation", "significance", "Measure", "MetricsInputError", "MissingTopicsWarning", "Qrels", "Run", "evaluate",
     "evaluate_many", "qrels_from_dict", "read_qrels", "read_run", "register", "registry", "resolve",
     "results_to_csv", "results_to_json", "run_from_arrays", "run_from_dict",
 ]

@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["metrics", "metrics.io", "metrics.registry", "metrics.evaluate", "metrics.cli"]
+MODULES = ["metrics", "metrics.io", "metrics.registry", "metrics.evaluate", "metrics.cli", "metrics.significance", "metrics.correlation"]
 
 
 @pytest.mark.parametrize("name", MODULES)
