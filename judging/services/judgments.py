@@ -137,11 +137,20 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
     try:
         with transaction.atomic():
             locked = Item.objects.select_for_update().get(pk=item.pk)
-            replay = _replayed(token, assessor)
-            if replay is not None:
-                return replay
-            existing = Judgment.objects.filter(item=locked, assessor=assessor).first()
+            # One query finds both a judgment this token already recorded and my judgment of the item.
+            found = list(Judgment.objects.filter(Q(client_token=token) | Q(item=locked, assessor=assessor)))
+            for judgment in found:
+                if judgment.client_token == token:
+                    if judgment.assessor_id != assessor.pk:
+                        raise ValidationError("This client token was used by someone else.", code="token_reused")
+                    return judgment
+            existing = next((j for j in found if j.item_id == locked.pk and j.assessor_id == assessor.pk), None)
             if existing is not None:
+                revision = JudgmentRevision.objects.filter(client_token=token).select_related("judgment").first()
+                if revision is not None:  # a retried revision
+                    if revision.judgment.assessor_id != assessor.pk:
+                        raise ValidationError("This client token was used by someone else.", code="token_reused")
+                    return revision.judgment
                 judgment = _revise(judgment=existing, assessor=assessor, grade=grade, skipped=skipped,
                                    skip_reason=skip_reason, comment=comment, seconds=seconds, token=token)
             else:
