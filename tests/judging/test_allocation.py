@@ -189,3 +189,19 @@ def test_sending_items_to_more_assessors_reopens_them(make_campaign, alice, bob)
     assert item_next(assessor=b) is None
     assert items_send_to_more_assessors(campaign=campaign, item_ids=[judged[0].pk]) == 1
     assert item_next(assessor=b).pk == judged[0].pk
+
+
+def test_next_and_submit_use_a_handful_of_queries_whatever_the_campaign_size(
+    collection, make_campaign, alice, django_assert_max_num_queries
+):
+    from tests.judging.conftest import build_pool
+
+    for pairs_per_topic in (5, 40):
+        pool = build_pool(collection, name=f"p{pairs_per_topic}", docs=pairs_per_topic)
+        campaign = make_campaign(pool=pool, overlap="replicate", judgments_per_pair=2)
+        a = expert(campaign, alice)
+        for token in ("a", "b"):
+            with django_assert_max_num_queries(9):
+                item = item_next(assessor=a)
+            with django_assert_max_num_queries(10):
+                judgment_submit(assessor=a, item=item, grade=1, client_token=f"{campaign.pk}-{token}")
