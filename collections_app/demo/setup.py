@@ -35,6 +35,9 @@ class DemoReport:
     accounts: tuple = ACCOUNTS
 
 
+CAMPAIGN_NAME = "Demo judging"
+
+
 def demo_setup(*, seed: int = 42, num_documents: int = 1200, num_topics: int = 10, depth: int = 100,
                stdout=None) -> DemoReport:
     """Create (or complete) the demo collection and its accounts; return what was done."""
@@ -58,13 +61,33 @@ def demo_setup(*, seed: int = 42, num_documents: int = 1200, num_topics: int = 1
     for username, _password, role in ACCOUNTS:
         if not Membership.objects.filter(collection=collection, user=users[username]).exists():
             membership_set(collection=collection, user=users[username], role=role)
-    if _complete(collection):
-        return report
-    data = demo_corpus.generate(seed=seed, num_documents=num_documents, num_topics=num_topics)
-    with tempfile.TemporaryDirectory(prefix="qrelsmith-demo-") as tmp:
-        _load(collection=collection, data=data, tmp=Path(tmp), depth=depth, seed=seed,
-              lead=users["lead"], report=report)
+    if not _complete(collection):
+        data = demo_corpus.generate(seed=seed, num_documents=num_documents, num_topics=num_topics)
+        with tempfile.TemporaryDirectory(prefix="qrelsmith-demo-") as tmp:
+            _load(collection=collection, data=data, tmp=Path(tmp), depth=depth, seed=seed,
+                  lead=users["lead"], report=report)
+    _ensure_campaign(collection=collection, users=users, report=report)
     return report
+
+
+def _ensure_campaign(*, collection: Collection, users: dict, report: DemoReport) -> None:
+    """Start a judging campaign on the demo pool so the demo assessors can judge at once.
+
+    A fifth of the pairs are judged by both assessors (for agreement), and the
+    prior round's labels serve as gold pairs, with a crowd link enabled.
+    """
+    from judging.models import Campaign
+    from judging.services.campaigns import campaign_create
+
+    if Campaign.objects.filter(collection=collection, name=CAMPAIGN_NAME).exists():
+        return
+    campaign = campaign_create(
+        collection=collection, pool=collection.pools.get(name=POOL_NAME), name=CAMPAIGN_NAME,
+        created_by=users["lead"], assessors=[users["alice"], users["bob"]], overlap="fraction",
+        overlap_fraction=0.2, seed=0, gold_qrels=collection.qrels_sets.get(name=QRELS_NAME), gold_rate=0.1,
+        crowd_enabled=True, crowd_batch_size=10,
+    )
+    report.steps.append(f"campaign {campaign.name}: {campaign.items.count()} items for alice and bob")
 
 
 def _load(*, collection, data, tmp: Path, depth: int, seed: int, lead, report: DemoReport) -> None:

@@ -6,6 +6,7 @@ from django.core.management import call_command
 
 from collections_app.demo import corpus, retrieval
 from collections_app.models import Collection, Pool, QrelsSet, Run
+from judging.models import Campaign, Item
 from tests.collections.web_factories import fast_password_hasher  # noqa: F401
 
 
@@ -56,18 +57,25 @@ def test_demo_setup_loads_runs_a_pool_and_qrels_and_is_idempotent(capsys):
     first = capsys.readouterr().out
     demo = Collection.objects.get(slug="demo")
     assert 10 <= Run.objects.filter(collection=demo).count() <= 20
-    pool = Pool.objects.get(collection=demo)
+    pool = Pool.objects.get(collection=demo, name="depth-10")
     assert pool.pairs.count() > 0 and pool.runs.count() == Run.objects.count()
     assert QrelsSet.objects.get(collection=demo).num_judgments > 0
     assert demo.documents.count() == 300 and demo.topics.count() == 10
     assert {m.user.username: m.role for m in demo.memberships.select_related("user")} == {
         "lead": "lead", "alice": "assessor", "bob": "assessor"}
     assert "lead / lead-demo-pass" in first
+    campaign = Campaign.objects.get(collection=demo)
+    pool.refresh_from_db()
+    assert pool.frozen and campaign.pool_id == pool.pk
+    assert set(campaign.assessors.values_list("user__username", flat=True)) == {"alice", "bob"}
+    assert campaign.items.filter(is_gold=True).exists() and campaign.items.filter(required_judgments=2).exists()
 
-    snapshot = (Run.objects.count(), Pool.objects.count(), pool.pairs.count(), demo.documents.count())
+    snapshot = (Run.objects.count(), Pool.objects.count(), pool.pairs.count(), demo.documents.count(),
+                Campaign.objects.count(), Item.objects.count())
     call_command("demo_setup", "--documents", "300")
     second = capsys.readouterr().out
-    assert (Run.objects.count(), Pool.objects.count(), pool.pairs.count(), demo.documents.count()) == snapshot
+    assert (Run.objects.count(), Pool.objects.count(), pool.pairs.count(), demo.documents.count(),
+            Campaign.objects.count(), Item.objects.count()) == snapshot
     assert "nothing changed" in second
     assert second.split("Accounts")[1] == first.split("Accounts")[1]
 
