@@ -73,8 +73,3 @@ def login(page, live_server):
 
     return do_login
 
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Hash the personas' passwords cheaply: browser tests are about pages, not hashing."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -14,8 +14,6 @@ IDLE_OR_DONE = (
     "(document.getElementById('judge-app') !== null && !document.getElementById('judge-app').classList.contains('busy'))"
 )
 
-# Skip (not fail) while judging-core's services are not in the tree yet.
-pytest.importorskip("judging.services.campaigns")
 
 
 def _shown_item(page) -> str:

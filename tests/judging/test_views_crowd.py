@@ -12,14 +12,6 @@ from tests.browser.factories import make_campaign
 
 PROLIFIC = {"PROLIFIC_PID": "pid-1", "STUDY_ID": "study-1", "SESSION_ID": "sess-1"}
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Hash the personas' passwords cheaply: these tests are about pages, not hashing."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-# Skip (not fail) while judging-core's services are not in the tree yet.
-pytest.importorskip("judging.services.campaigns")
-
 
 @pytest.fixture
 def campaign(collection, lead, alice):

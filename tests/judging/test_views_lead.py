@@ -11,15 +11,6 @@ from judging.models import Adjudication, Campaign, Item, QrelsVersion
 from tests.browser.factories import make_campaign, make_pool
 from tests.conftest import PASSWORD
 
-# Skip (not fail) while judging-core's services are not in the tree yet.
-pytest.importorskip("judging.services.campaigns")
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Hash the personas' passwords cheaply: these tests are about pages, not hashing."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 @pytest.fixture
 def campaign(collection, lead, alice, bob):

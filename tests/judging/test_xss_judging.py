@@ -8,15 +8,6 @@ from collections_app.models import Document, Topic
 from tests.browser.factories import SCRIPT_DOC, make_campaign
 from tests.conftest import PASSWORD
 
-# Skip (not fail) while judging-core's services are not in the tree yet.
-pytest.importorskip("judging.services.campaigns")
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Hash the personas' passwords cheaply: these tests are about pages, not hashing."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 @pytest.fixture
 def campaign(collection, lead, alice):
