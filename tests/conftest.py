@@ -21,9 +21,11 @@ def _immediate_tasks(settings):
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    """Hash test passwords with MD5: PBKDF2's deliberate slowness would dominate the suite."""
+def _fast_hashing_and_private_media(settings, tmp_path):
+    """Hash test passwords with MD5 (PBKDF2's deliberate slowness would dominate the suite)
+    and keep uploaded files in the test's own temporary folder, never in the project's media/."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 def make_user(username: str, **extra):

@@ -4,8 +4,6 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import pytest
-
 from collections_app.models import Topic
 
 
@@ -24,7 +22,3 @@ def run_text(tag: str, rows: list[tuple[str, str, float]]) -> str:
     return "".join(f"{qid} Q0 {docno} {rank} {score} {tag}\n" for rank, (qid, docno, score) in enumerate(rows, 1))
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    """Hash the personas' passwords cheaply: these tests are about files, not logins."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -7,7 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from collections_app.models import Collection, Job, Membership, Pool, PoolPair, Run
-from tests.collections.web_factories import RUN_LINES, fast_password_hasher, seed  # noqa: F401
+from tests.collections.web_factories import RUN_LINES, seed
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from collections_app.models import Collection, Document, Membership, QrelsSet, Run, Topic
-from tests.collections.import_helpers import fast_passwords, run_text, write  # noqa: F401 (autouse fixture)
+from tests.collections.import_helpers import run_text, write
 
 
 def run(*args) -> tuple[str, str]:

@@ -7,7 +7,6 @@ from django.core.management import call_command
 from collections_app.demo import corpus, retrieval
 from collections_app.models import Collection, Pool, QrelsSet, Run
 from judging.models import Campaign, Item
-from tests.collections.web_factories import fast_password_hasher  # noqa: F401
 
 
 def test_the_corpus_is_the_same_for_the_same_seed_and_differs_for_another():

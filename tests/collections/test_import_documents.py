@@ -6,7 +6,7 @@ from collections_app.importers.errors import ImportFailed
 from collections_app.models import Document
 from collections_app.services import imports
 from collections_app.services.imports import documents_import
-from tests.collections.import_helpers import fast_passwords, write  # noqa: F401 (autouse fixture)
+from tests.collections.import_helpers import write
 
 TREC = """<DOC>
 <DOCNO> FT911-1 </DOCNO>

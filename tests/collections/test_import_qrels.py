@@ -3,7 +3,7 @@ import pytest
 from collections_app.importers.errors import ImportFailed
 from collections_app.models import QrelsEntry, QrelsSet
 from collections_app.services.imports import qrels_import
-from tests.collections.import_helpers import add_topics, fast_passwords, write  # noqa: F401 (autouse fixture)
+from tests.collections.import_helpers import add_topics, write
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from collections_app import runstore
 from collections_app.importers.errors import ImportFailed
 from collections_app.models import Document, Run, RunRanking
 from collections_app.services.imports import runs_import
-from tests.collections.import_helpers import add_topics, fast_passwords, run_text, write  # noqa: F401 (autouse fixture)
+from tests.collections.import_helpers import add_topics, run_text, write
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import pytest
 from collections_app.importers.errors import ImportFailed
 from collections_app.models import Topic
 from collections_app.services.imports import topics_import
-from tests.collections.import_helpers import add_topics, fast_passwords, write  # noqa: F401 (autouse fixture)
+from tests.collections.import_helpers import add_topics, write
 
 TREC = """<top>
 <num> Number: 301

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from collections_app.models import Job, Pool, Run
-from tests.collections.web_factories import RUN_LINES, fast_password_hasher, seed  # noqa: F401
+from tests.collections.web_factories import RUN_LINES, seed
 
 READ_PAGES = [
     "/c/demo/",

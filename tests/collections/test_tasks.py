@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from collections_app import tasks
 from collections_app.models import Job, Run
-from tests.collections.web_factories import RUN_LINES, fast_password_hasher, seed  # noqa: F401
+from tests.collections.web_factories import RUN_LINES, seed
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from collections_app.models import Collection, Job, Membership, Pool, Run
-from tests.collections.web_factories import RUN_LINES, fast_password_hasher, seed  # noqa: F401
+from tests.collections.web_factories import RUN_LINES, seed
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ little of everything so each page and endpoint has something to show.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from collections_app import runstore
 from collections_app.models import Collection, Document, Pool, PoolPair, QrelsEntry, QrelsSet, Run, RunRanking, Topic
@@ -35,8 +34,3 @@ def seed(collection: Collection) -> dict:
     return {"topics": [t1, t2], "documents": docs, "run": run, "pool": pool, "qrels": qrels}
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hasher(settings, tmp_path):
-    """Hash test passwords with MD5 (PBKDF2 would dominate these many small tests) and keep uploads in tmp."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.MEDIA_ROOT = tmp_path / "media"
