@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .evaluate import EvaluationResult, MissingTopicsWarning, evaluate_many, results_to_csv, results_to_json
 from .io import MetricsInputError, read_qrels, read_run
+from .prefs import PREFS_MEASURES, PREFS_NICKNAMES, evaluate_prefs, read_prefs, read_qrels_prefs
 from .registry import NICKNAMES, registry
 
 
@@ -56,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-J", action="store_true", help="drop unjudged documents before evaluating")
     p.add_argument("-m", action="append", default=None, metavar="MEASURE",
                    help="measure, e.g. map, P.5,10, ndcg_cut.10, ndcg.1=0.5,2=2, official, all_trec")
+    p.add_argument("-R", choices=("trec_qrels", "prefs", "qrels_prefs"), default="trec_qrels", dest="rel_format",
+                   help="judgment file format: trec_qrels (default), prefs (qid jg jsg docno rel_level) or "
+                        "qrels_prefs (a qrels file read as preferences); prefs formats take the prefs_* measures")
     p.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
     p.add_argument("--list", action="store_true", help="list the registered measures and exit")
     p.add_argument("qrels", nargs="?")
@@ -71,22 +75,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             params = ",".join(str(p) for p in m.defaults)
             flag = "" if m.trec else "  [not trec_eval]"
             sys.stdout.write(f"{m.name:<22}\t{params}\t{m.description}{flag}\n")
-        sys.stdout.write("nicknames: " + ", ".join(NICKNAMES) + "\n")
+        for n, pm in PREFS_MEASURES.items():
+            if n != "num_q":
+                sys.stdout.write(f"{n:<22}\t\t{pm.description}  [-R prefs|qrels_prefs]\n")
+        sys.stdout.write("nicknames: " + ", ".join((*NICKNAMES, *PREFS_NICKNAMES)) + "\n")
         return 0
     if not args.qrels or not args.runs:
         sys.stderr.write("usage: python -m metrics [options] QRELS RUN [RUN ...]\n")
         return 2
-    measures = [m for m in (args.m or ["official"]) if m != "runid"]
+    prefs_mode = args.rel_format != "trec_qrels"
+    default = "prefs" if prefs_mode else "official"
+    nicknames = (*NICKNAMES, *PREFS_NICKNAMES) if prefs_mode else tuple(NICKNAMES)
+    measures = [m for m in (args.m or [default]) if m != "runid"]
     # trec_eval prints runid when asked for it (official and all_trec include it); with
     # several runs in one call it is always printed so that the blocks can be told apart.
-    show_runid = len(args.runs) > 1 or any(m in ("runid", *NICKNAMES) for m in (args.m or ["official"]))
+    show_runid = len(args.runs) > 1 or any(m in ("runid", *nicknames) for m in (args.m or [default]))
     try:
-        qrels = read_qrels(args.qrels)
+        if prefs_mode:
+            prefs = (read_prefs if args.rel_format == "prefs" else read_qrels_prefs)(args.qrels)
+        else:
+            qrels = read_qrels(args.qrels)
         runs = [read_run(path) for path in args.runs]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", MissingTopicsWarning)
-            results = evaluate_many(qrels, runs, measures, relevance_level=args.l, complete=args.c,
-                                    max_docs=args.M, judged_only=args.J)
+            if prefs_mode:
+                results = [evaluate_prefs(prefs, r, measures, complete=args.c, max_docs=args.M) for r in runs]
+            else:
+                results = evaluate_many(qrels, runs, measures, relevance_level=args.l, complete=args.c,
+                                        max_docs=args.M, judged_only=args.J)
         for w in caught:
             sys.stderr.write(f"metrics: warning: {w.message}\n")
     except MetricsInputError as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .measures import gain, trec
+from .measures import gain, trec, variants
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -21,7 +21,8 @@ class Measure:
     """Describe one measure family.
 
     ``param_kind`` is one of ``none``, ``ints`` (rank cutoffs), ``floats`` (real cutoffs or
-    coefficients) or ``gains`` (``level=gain`` pairs). ``aggregate`` is ``mean``, ``sum``,
+    coefficients), ``gains`` (``level=gain`` pairs) or ``cut_beta`` (rank cutoffs, each
+    optionally with an F-measure beta: ``10,20=0.5`` means (10, 1.0) and (20, 0.5)). ``aggregate`` is ``mean``, ``sum``,
     ``gmean`` (trec_eval's geometric mean with floor 1e-5) or ``none`` (per-topic only).
     """
 
@@ -54,6 +55,15 @@ class Measure:
             if self.param_kind == "floats":
                 vals = tuple(float(p) for p in parts)
                 return tuple(sorted(set(vals))) if self.sorted_cutoffs else vals
+            if self.param_kind == "cut_beta":
+                pairs = set()
+                for p in parts:
+                    k, eq, beta = p.partition("=")
+                    pair = (int(k), float(beta) if eq else 1.0)
+                    if pair[0] <= 0 or not pair[1] >= 0:
+                        raise ValueError("cutoffs must be positive and beta non-negative")
+                    pairs.add(pair)
+                return tuple(sorted(pairs))
             if self.param_kind == "gains":
                 pairs = []
                 for p in parts:
@@ -74,7 +84,7 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
-SINGLE = {"relstring", "utility", "11pt_avg", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "set_F"}
+SINGLE = {"relstring", "utility", "11pt_avg", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "set_F", "E_set"}
 
 
 def _m(name, desc, func, kind="none", defaults=(), agg="mean", hib=True, trec_=True, out="float"):
@@ -105,6 +115,10 @@ _m("utility", "Linear utility a*relret + b*nonrelret + c*relnotret + d*nonrelnot
    (1.0, -1.0, 0.0, 0.0))
 _m("11pt_avg", "Mean interpolated precision over the 11 recall points", trec.eleven_pt_avg, "floats",
    RECALL_POINTS)
+_m("binG", "Binary G (trec_eval experimental): mean over relevant docs of 1/log2(2 + non-relevant retrieved before)",
+   gain.bin_g)
+_m("G", "Normalised gain G (trec_eval experimental): gain / log2(2 + ideal cost - gain so far); gains remappable",
+   gain.g_measure, "gains")
 _m("dcg", "Discounted cumulative gain (linear gain, log2(rank+1))", gain.dcg, "gains")
 _m("ideal_dcg", "DCG of the ideal ranking of all judged documents", gain.ideal_dcg, "gains")
 _m("ndcg", "Normalised DCG over the whole ranking (Järvelin & Kekäläinen); gains remappable", gain.ndcg, "gains")
@@ -125,11 +139,35 @@ _m("judged", "Fraction of the top k present in the qrels (judged@k)", gain.judge
 _m("rbp", "Rank-biased precision (Moffat & Zobel 2008), persistence p, binary relevance", gain.rbp, "floats",
    (0.8,), trec_=False)
 
+# Textbook variants (lecture notes), under explicit names; never part of all_trec.
+_m("recall_capped", "Recall@k over min(#relevant, k) (trec_eval's recall_k divides by #relevant)",
+   variants.recall_capped, "ints", CUTS, trec_=False)
+_m("ndcg_exp_cut", "nDCG@k with exponential gain 2^rel-1, discount log2(i+1) (ndcg_cut uses linear gain)",
+   variants.ndcg_exp_cut, "ints", CUTS, trec_=False)
+_m("cg_cut", "Cumulated gain@k: sum of the grades in the top k", variants.cg_cut, "ints", CUTS, trec_=False)
+_m("ncg_cut", "Normalised cumulated gain@k: CG@k / ideal CG@k", variants.ncg_cut, "ints", CUTS, trec_=False)
+_m("dcg_log2i_cut", "DCG@k as rel_1 + sum_{i>=2} rel_i/log2 i (trec_eval discounts by log2(i+1))",
+   variants.dcg_log2i_cut, "ints", CUTS, trec_=False)
+_m("idcg_log2i_cut", "Ideal DCG@k in the rel_1 + sum rel_i/log2 i form", variants.idcg_log2i_cut, "ints", CUTS,
+   trec_=False)
+_m("ndcg_log2i_cut", "nDCG@k in the rel_1 + sum rel_i/log2 i form", variants.ndcg_log2i_cut, "ints", CUTS,
+   trec_=False)
+_m("recip_rank_cut", "Reciprocal rank, 0 when the first relevant document is below rank k (MRR@k)",
+   variants.recip_rank_cut, "ints", (10,), trec_=False)
+_m("F_cut", "F_beta@k of P@k and recall@k (params k or k=beta; default beta 1)", variants.f_cut, "cut_beta",
+   ((10, 1.0),), trec_=False)
+_m("E_cut", "van Rijsbergen's E@k = 1 - F_beta@k (lower is better)", variants.e_cut, "cut_beta", ((10, 1.0),),
+   hib=False, trec_=False)
+_m("E_set", "E on the retrieved set = 1 - set_F (beta parameter, default 1; lower is better)", variants.e_set,
+   "floats", (1.0,), hib=False, trec_=False)
+
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P")
-# trec_eval's all_trec minus binG and G (not implemented here) and runid (printed by the CLI).
+# trec_eval's all_trec (runid is printed by the CLI); its print order is the registry order.
 ALL_TREC = tuple(n for n in _REG if _REG[n].trec)
-NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC}
+SET = ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P", "set_map",
+       "set_F")
+NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC, "set": SET}
 
 
 def registry() -> dict[str, Measure]:
@@ -181,7 +219,7 @@ def resolve(specs: Iterable[str]) -> list[Request]:
         given = merged[fam]
         if not given:
             params = m.defaults
-        elif m.param_kind == "ints":
+        elif m.param_kind in ("ints", "cut_beta"):
             params = tuple(sorted({v for g in given for v in g}))
         else:
             params = given[-1]
@@ -198,6 +236,6 @@ def _split_spec(spec: str) -> tuple[str, str | None]:
             return fam, params
     # underscore form: P_10, ndcg_cut_10, iprec_at_recall_0.50, Rprec_mult_0.20
     for fam in sorted(_REG, key=len, reverse=True):
-        if spec.startswith(fam + "_") and _REG[fam].param_kind in ("ints", "floats"):
+        if spec.startswith(fam + "_") and _REG[fam].param_kind in ("ints", "floats", "cut_beta"):
             return fam, spec[len(fam) + 1:]
     raise ValueError(f"unknown measure {spec!r}")

@@ -197,3 +197,100 @@ def rbp(b: Batch, params):
         v = (b.isrel * w).sum(axis=1) if b.depth else np.zeros(len(b.qids))
         out.append((f"rbp_{fmt_cut(p)}", v))
     return out
+
+
+def bin_g(b: Batch, _p=None):
+    """trec_eval's experimental binG: mean over relevant docs of 1/log2(2 + non-relevant before it).
+
+    Every retrieved document below the relevance level (judged non-relevant or not in the
+    qrels) counts as "non-relevant before"; relevant documents not retrieved contribute 0.
+    """
+    out = np.zeros(len(b.qids))
+    if b.depth == 0:
+        return [("binG", out)]
+    ranks0 = np.arange(b.depth, dtype=np.float64)
+    nonrel_before = ranks0 + 1 - b.cumrel  # at a relevant doc: i - (rel_so_far - 1)
+    contrib = np.where(b.isrel, 1.0 / np.log2(2.0 + np.where(b.isrel, nonrel_before, 0.0)), 0.0)
+    total = contrib.sum(axis=1)
+    return [("binG", np.where(b.num_rel_ret > 0, _safe_div(total, b.num_rel), 0.0))]
+
+
+def _g_gains(counts: np.ndarray, params) -> list[tuple[int, float, int]]:
+    """trec_eval's setup_gains: (level, gain, number judged at level), sorted by increasing gain.
+
+    Parameter pairs come first, then every level 0..max not given a gain (gain = level). The
+    sort uses trec_eval's comparator ``(int)(gain1 - gain2)``, under which gains less than 1
+    apart compare equal; Python's stable sort keeps their input order (glibc's merge sort does too).
+    """
+    import functools
+
+    entries: list[list] = [[int(lvl), float(g), 0] for lvl, g in (params or ())]
+    for lvl, n in enumerate(np.asarray(counts).tolist()):
+        for e in entries:
+            if e[0] == lvl:
+                e[2] = int(n)
+                break
+        else:
+            entries.append([lvl, float(lvl), int(n)])
+
+    def cmp(a, b_):
+        return int(a[1] - b_[1])  # C truncation toward zero
+
+    entries.sort(key=functools.cmp_to_key(cmp))
+    return [tuple(e) for e in entries]
+
+
+def _g_topic(row: list[int], gains: list[tuple[int, float, int]]) -> float:
+    lookup: dict[int, float] = {}
+    for lvl, g, _n in gains:
+        lookup.setdefault(lvl, g)  # get_gain returns the first entry with that level
+    results_g = sum_results = sum_ideal = sum_cost = 0.0
+    cur = len(gains) - 1
+    ideal = gains[cur][1] if cur >= 0 else 0.0
+    at_level = 0
+    min_cost = 1.0
+    i = 0
+    n = len(row)
+    while i < n and ideal > 0.0:
+        g = lookup.get(row[i], 0.0)
+        sum_results += g
+        at_level += 1
+        while cur >= 0 and at_level > gains[cur][2]:
+            at_level = 1
+            cur -= 1
+            ideal = gains[cur][1] if cur >= 0 else 0.0
+        if ideal > 0.0:
+            sum_ideal += ideal
+        sum_cost += ideal if ideal >= min_cost else min_cost
+        if g != 0:
+            results_g += g / np.log2(2 + sum_cost - sum_results)
+        i += 1
+    while i < n:
+        g = lookup.get(row[i], 0.0)
+        sum_results += g
+        sum_cost += min_cost
+        if g != 0:
+            results_g += g / np.log2(2 + sum_cost - sum_results)
+        i += 1
+    while ideal > 0.0:
+        at_level += 1
+        while cur >= 0 and at_level > gains[cur][2]:
+            at_level = 1
+            cur -= 1
+            ideal = gains[cur][1] if cur >= 0 else 0.0
+        if ideal > 0.0:
+            sum_ideal += ideal
+    return float(results_g / sum_ideal) if sum_ideal > 0.0 else 0.0
+
+
+def g_measure(b: Batch, params):
+    """trec_eval's experimental G (normalised gain): gain / log2(2 + ideal cost - results gain so far).
+
+    Follows m_G.c step by step (including its sort of gains and its cost floor of 1 per rank);
+    gains are remappable as ``G.1=3.5,2=9``. The relevance level ``-l`` does not apply.
+    """
+    out = np.zeros(len(b.qids))
+    for t in range(len(b.qids)):
+        gains = _g_gains(b.level_counts[t], params)
+        out[t] = _g_topic(b.rel[t, : int(b.num_ret[t])].tolist(), gains)
+    return [("G", out)]

@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["metrics", "metrics.io", "metrics.registry", "metrics.evaluate", "metrics.cli", "metrics.significance", "metrics.correlation"]
+MODULES = ["metrics", "metrics.io", "metrics.registry", "metrics.evaluate", "metrics.cli", "metrics.significance", "metrics.correlation",
+           "metrics.prefs", "metrics.curves", "metrics.measures.variants"]
 
 
 @pytest.mark.parametrize("name", MODULES)

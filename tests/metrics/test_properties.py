@@ -9,11 +9,12 @@ from metrics import evaluate, qrels_from_dict, registry, run_from_dict
 
 ALL = list(registry())
 UNBOUNDED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility", "dcg", "ideal_dcg",
-             "relstring"}
+             "relstring", "cg", "idcg"}  # cg_cut_k, dcg_log2i_cut_k, idcg_log2i_cut_k by their first word
 # measures equal to 1 for a perfect ranking of a topic with relevant docs (all relevant docs retrieved first)
 PERFECT_ONE = ["map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "ndcg", "ndcg_cut.5",
                "map_cut.1000", "success.1", "set_recall", "recall.1000", "infAP", "gm_bpref", "11pt_avg",
-               "ndcg_rel", "relative_P.1", "Rprec_mult.1.0"]
+               "ndcg_rel", "relative_P.1", "Rprec_mult.1.0", "binG", "G", "recall_capped.5", "ndcg_exp_cut.5",
+               "ncg_cut.5", "ndcg_log2i_cut.5", "recip_rank_cut.1"]
 
 docs = st.sampled_from([f"d{i}" for i in range(12)])
 
@@ -74,8 +75,8 @@ def test_topic_and_line_order_do_not_matter(case, rnd):
 @given(st.lists(docs, min_size=2, max_size=10, unique=True), st.sets(docs, min_size=1))
 def test_equal_scores_rank_by_docno_descending(retrieved, relevant):
     qrels = qrels_from_dict({"q": {d: 1 for d in relevant}})
-    tied = evaluate(qrels, run_from_dict({"q": {d: 1.0 for d in retrieved}}), ["recip_rank", "map"]).aggregate
+    tied = evaluate(qrels, run_from_dict({"q": {d: 1.0 for d in retrieved}}), ALL)
     order = sorted(retrieved, reverse=True)
-    explicit = evaluate(qrels, run_from_dict({"q": {d: float(len(order) - i) for i, d in enumerate(order)}}),
-                        ["recip_rank", "map"]).aggregate
-    assert tied == explicit
+    explicit = evaluate(qrels, run_from_dict({"q": {d: float(len(order) - i) for i, d in enumerate(order)}}), ALL)
+    assert tied.aggregate == explicit.aggregate
+    assert tied.per_topic == explicit.per_topic  # relstring too
