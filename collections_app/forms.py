@@ -70,6 +70,10 @@ class PoolBuildForm(forms.Form):
                                          help_text="Leave empty for all runs.")
     max_runs_per_group = forms.IntegerField(min_value=1, required=False)
     exclude_judged = forms.BooleanField(required=False, initial=True, help_text="Leave out pairs already in imported qrels.")
+    strata = forms.CharField(
+        required=False, initial="10:1,30:0.5,100:0.2",
+        help_text="Sampled pool: bands by best rank as LASTRANK:RATE (ranks 1-10 fully, 11-30 half, 31-100 a fifth).",
+    )
 
     def __init__(self, *args, run_tags: list[str] = (), **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -81,6 +85,15 @@ class PoolBuildForm(forms.Form):
             self.add_error("depth", "A depth pool needs a depth.")
         if data.get("strategy") in (Pool.Strategy.BUDGET, Pool.Strategy.FUSION) and not data.get("budget"):
             self.add_error("budget", "This strategy needs a budget per topic.")
+        if data.get("strategy") == Pool.Strategy.SAMPLE:
+            from collections_app.pooling.sampling import parse_strata
+
+            try:
+                parse_strata(data.get("strata") or "10:1,30:0.5,100:0.2")
+            except ValueError as error:
+                self.add_error("strata", str(error))
+        else:
+            data.pop("strata", None)
         return data
 
     def parameters(self) -> dict:

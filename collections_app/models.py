@@ -196,6 +196,7 @@ class Pool(models.Model):
         DEPTH = "depth", "Depth-k"
         BUDGET = "budget", "Fixed budget, round-robin by rank"
         FUSION = "fusion", "Fixed budget by fused score"
+        SAMPLE = "sample", "Stratified sample by rank (for infAP/xinfAP estimates)"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="pools")
     name = models.CharField(max_length=200)
@@ -230,6 +231,10 @@ class PoolPair(models.Model):
     best_rank = models.PositiveIntegerField(help_text="Best (lowest) rank at which any contributing run retrieved it.")
     run_ranks = models.JSONField(default=dict, help_text="{run tag: rank} for every contributing run that retrieved it.")
     fused_score = models.FloatField(null=True, blank=True)
+    # Sampled pools only: the rank band the pair was drawn from and the probability that it was
+    # drawn (n/N of its band) -- what the xinfAP/infNDCG estimators divide by. Null elsewhere.
+    stratum = models.CharField(max_length=50, blank=True, default="")
+    inclusion_probability = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["pool", "judging_order"]

@@ -2,6 +2,7 @@
 from django.urls import path
 
 from collections_app import views
+from collections_app.simulation import views as simulation_views
 
 prefix = "c/<slug:slug>/"
 urlpatterns = [
@@ -16,4 +17,5 @@ urlpatterns = [
     path(prefix + "pools/<str:name>/delete/", views.pool_delete, name="pool-delete"),
     path(prefix + "runs/<str:tag>/delete/", views.run_delete, name="run-delete"),
     path(prefix + "members/", views.members, name="collection-members"),
+    path(prefix + "planner/", simulation_views.planner, name="planner"),
 ]

@@ -11,9 +11,9 @@ from django.db import connection, transaction
 
 from collections_app import runstore
 from collections_app.models import Document, Pool, PoolPair, QrelsEntry, Run, RunRanking, Topic
-from collections_app.pooling import ordering, selection, strategies
+from collections_app.pooling import ordering, sampling, selection, strategies
 
-STRATEGIES = ("depth", "budget", "fusion")
+STRATEGIES = ("depth", "budget", "fusion", "sample")
 _BATCH = 5000
 
 Progress = Callable[[int, int | None], None] | None
@@ -92,15 +92,17 @@ def _judged(collection) -> dict[str, set[str]]:
     return judged
 
 
-def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -> tuple[dict, dict]:
-    """Return ``({qid: {docno: {tag: rank}}}, {qid: {docno: fused}})`` for the pool's parameters."""
+def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -> tuple[dict, dict, dict]:
+    """Return ``({qid: {docno: {tag: rank}}}, {qid: {docno: fused}}, {qid: {docno: (stratum, prob)}})``.
+
+    The third mapping is filled for sampled pools only.
+    """
     strategy, depth, budget = params["strategy"], params["depth"], params["budget"]
     needs_scores = strategy == "fusion" and params["fusion"] == "combsum"
-    rankings, scores = _load_rankings(
-        runs, depth=depth if strategy == "depth" else None, with_scores=needs_scores, progress=progress
-    )
+    cut = depth if strategy == "depth" else params["strata"][-1][0] if strategy == "sample" else None
+    rankings, scores = _load_rankings(runs, depth=cut, with_scores=needs_scores, progress=progress)
     judged = _judged(collection) if params["exclude_judged"] else {}
-    pooled, fused = {}, {}
+    pooled, fused, samples = {}, {}, {}
     for qid, topic_rankings in rankings.items():
         skip = judged.get(qid, set())
         if strategy == "depth":
@@ -109,6 +111,12 @@ def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -
             # RRF within the depth, straight from the ranks just found (= fused_scores(..., depth=depth)).
             rrf_k = strategies.RRF_K
             topic_fused = {d: sum(1.0 / (rrf_k + r) for r in ranks.values()) for d, ranks in chosen.items()}
+        elif strategy == "sample":
+            drawn = sampling.stratified_sample(topic_rankings, strata=params["strata"], seed=params["seed"], topic=qid)
+            ranks = strategies.run_ranks(topic_rankings)
+            chosen = {d: ranks[d] for d, s in drawn.items() if s.sampled and d not in skip}
+            samples[qid] = {d: (drawn[d].stratum, drawn[d].prob) for d in chosen}
+            topic_fused = strategies.fused_scores(topic_rankings, method="rrf")
         elif strategy == "budget":
             chosen = strategies.round_robin_pool(topic_rankings, budget=budget, skip=skip)
             topic_fused = strategies.fused_scores(topic_rankings, method="rrf")
@@ -120,10 +128,11 @@ def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -
         if chosen:
             pooled[qid] = chosen
             fused[qid] = {docno: topic_fused.get(docno, 0.0) for docno in chosen}
-    return pooled, fused
+    return pooled, fused, samples
 
 
-def _persist_pairs(pool: Pool, order: list[tuple[str, str]], pooled: dict, fused: dict, *, start: int) -> int:
+def _persist_pairs(pool: Pool, order: list[tuple[str, str]], pooled: dict, fused: dict, *, start: int,
+                   samples: dict | None = None) -> int:
     topics = dict(Topic.objects.filter(collection=pool.collection).values_list("qid", "pk"))
     docnos = {docno for _, docno in order}
     documents: dict[str, int] = {}
@@ -135,7 +144,8 @@ def _persist_pairs(pool: Pool, order: list[tuple[str, str]], pooled: dict, fused
         )
     rows = [
         (pool.pk, topics[qid], docno, documents.get(docno), start + index,
-         min(pooled[qid][docno].values()), pooled[qid][docno], fused[qid][docno])
+         min(pooled[qid][docno].values()), pooled[qid][docno], fused[qid][docno],
+         *(samples or {}).get(qid, {}).get(docno, ("", None)))
         for index, (qid, docno) in enumerate(order)
     ]
     _insert_pairs(rows)
@@ -184,7 +194,8 @@ def _insert_pairs(rows: list[tuple]) -> None:
     ``get_db_prep_save`` on PostgreSQL (psycopg wants Jsonb); SQLite stores ``json.dumps`` text.
     """
     meta = PoolPair._meta
-    names = ["pool", "topic", "docno", "document", "judging_order", "best_rank", "run_ranks", "fused_score"]
+    names = ["pool", "topic", "docno", "document", "judging_order", "best_rank", "run_ranks", "fused_score",
+             "stratum", "inclusion_probability"]
     columns = [meta.get_field(name).column for name in names]
     prep = _json_prep()
     quote = connection.ops.quote_name
@@ -192,7 +203,7 @@ def _insert_pairs(rows: list[tuple]) -> None:
            f"VALUES ({', '.join(['%s'] * len(columns))})")
     with connection.cursor() as cursor:
         for i in range(0, len(rows), _BATCH):
-            batch = [(*row[:6], prep(row[6]), row[7])
+            batch = [(*row[:6], prep(row[6]), *row[7:])
                      for row in rows[i:i + _BATCH]]
             cursor.executemany(sql, batch)
 
@@ -201,14 +212,20 @@ def _insert_pairs(rows: list[tuple]) -> None:
 def pool_build(
     *, collection, name: str, strategy: str, depth: int | None = None, budget: int | None = None,
     fusion: str = "rrf", order: str = "fused", seed: int = 0, run_tags: list[str] | None = None,
-    max_runs_per_group: int | None = None, exclude_judged: bool = True, user=None, progress: Progress = None,
+    max_runs_per_group: int | None = None, exclude_judged: bool = True, strata=None, user=None,
+    progress: Progress = None,
 ) -> Pool:
     """Build and save a pool from the collection's runs, in one transaction.
 
     The same collection data and arguments always give the same pairs and judging order
     (see ``collections_app.pooling`` for the tie rules). Raises ``ValidationError`` with a code:
     ``name_required``, ``name_taken``, ``bad_strategy``, ``depth_required``, ``bad_depth``,
-    ``budget_required``, ``bad_budget``, ``bad_fusion``, ``bad_order``, ``unknown_run``, ``no_runs``.
+    ``budget_required``, ``bad_budget``, ``bad_fusion``, ``bad_order``, ``unknown_run``, ``no_runs``,
+    ``bad_strata``.
+
+    ``strategy="sample"`` draws a seeded stratified sample by best rank (``strata``: a
+    ``"10:1,30:0.5,100:0.2"`` string or ``[(last_rank, rate), ...]``, default
+    ``pooling.sampling.DEFAULT_STRATA``) and records each pair's stratum and inclusion probability.
     """
     name = (name or "").strip()
     if not name:
@@ -217,6 +234,14 @@ def pool_build(
               max_runs_per_group=max_runs_per_group)
     if Pool.objects.filter(collection=collection, name=name).exists():
         raise ValidationError(f"A pool named {name!r} already exists.", code="name_taken")
+    if strategy == "sample":
+        try:
+            strata = (sampling.parse_strata(strata) if isinstance(strata, str)
+                      else tuple((int(a), float(b)) for a, b in (strata or sampling.DEFAULT_STRATA)))
+            sampling.check_strata(strata)
+        except (TypeError, ValueError) as error:
+            raise ValidationError(str(error), code="bad_strata") from error
+        strata = [list(band) for band in strata]
     all_runs = {run.tag: run for run in Run.objects.filter(collection=collection)}
     try:
         tags = selection.runs_choose(
@@ -232,12 +257,14 @@ def pool_build(
         "run_tags": list(run_tags) if run_tags is not None else None, "max_runs_per_group": max_runs_per_group,
         "exclude_judged": exclude_judged, "rrf_k": strategies.RRF_K,
     }
-    pooled, fused = _compute(collection, runs, params, progress=progress)
+    if strategy == "sample":
+        params["strata"] = strata
+    pooled, fused, samples = _compute(collection, runs, params, progress=progress)
     pool = Pool.objects.create(collection=collection, name=name, strategy=strategy, parameters=params,
                                created_by=user)
     pool.runs.set(runs)
     judging = ordering.judging_order({qid: list(d) for qid, d in pooled.items()}, order=order, fused=fused, seed=seed)
-    _persist_pairs(pool, judging, pooled, fused, start=1)
+    _persist_pairs(pool, judging, pooled, fused, start=1, samples=samples)
     return pool
 
 
@@ -260,7 +287,7 @@ def pool_deepen(*, pool: Pool, depth: int, progress: Progress = None) -> Pool:
         raise ValidationError(f"The pool already has depth {params.get('depth')}.", code="bad_depth")
     params["depth"] = depth
     runs = sorted(pool.runs.all(), key=lambda run: run.tag)
-    pooled, fused = _compute(pool.collection, runs, params, progress=progress)
+    pooled, fused, _samples = _compute(pool.collection, runs, params, progress=progress)
     existing = pool.pairs.values_list("pk", "topic__qid", "docno", "run_ranks", "judging_order")
     changed = []
     last = 0

@@ -15,7 +15,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("slug")
         parser.add_argument("--name", required=True, help="Pool name (unique in the collection).")
-        parser.add_argument("--strategy", choices=["depth", "budget", "fusion"], default="depth")
+        parser.add_argument("--strategy", choices=["depth", "budget", "fusion", "sample"], default="depth")
+        parser.add_argument("--strata", default=None,
+                            help="Sample strategy: LASTRANK:RATE bands by best rank, e.g. 10:1,30:0.5,100:0.2 "
+                                 "(the default); each pair records its stratum and inclusion probability.")
         parser.add_argument("--depth", type=int, help="Depth k: each run's top k per topic (depth strategy).")
         parser.add_argument("--budget", type=int, help="Pairs per topic (budget and fusion strategies).")
         parser.add_argument("--fusion", choices=["rrf", "combsum", "borda"], default="rrf",
@@ -60,7 +63,7 @@ class Command(BaseCommand):
                 collection=collection, name=name, strategy=options["strategy"], depth=options["depth"],
                 budget=options["budget"], fusion=options["fusion"], order=options["order"], seed=options["seed"],
                 run_tags=options["runs"], max_runs_per_group=options["max_runs_per_group"],
-                exclude_judged=not options["include_judged"], progress=progress,
+                exclude_judged=not options["include_judged"], strata=options["strata"], progress=progress,
             )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
