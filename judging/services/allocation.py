@@ -21,6 +21,10 @@ Gold items are mixed into each assessor's own stream: before the k-th item of an
 (k = judgments so far + 1) a gold item is served when the assessor's gold answers are fewer
 than ``round(k · gold_rate)``; experts stop when the regular items run out, crowd workers
 fill the rest of their batch with gold.
+
+Order: open items go by ``priority`` then ``position``. Static orders leave every priority at 0
+(position order); adaptive orders (``judging.services.adaptive``) rewrite the priorities of a
+topic's items after each judgment, so choosing the next pair stays this one indexed query.
 """
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging.models import Assessor, Campaign, Item, Judgment, Lease
+from judging.services.adaptive import ADAPTIVE_ORDERS, priorities_start
 
 CLAIM_ATTEMPTS = 8
 
@@ -69,8 +74,8 @@ def _open_items(assessor: Assessor, now, *, gold: bool):
     items = items.annotate(taken=taken).filter(everyone | Q(taken__lt=F("required_judgments")))
     if campaign.split == Campaign.Split.BY_TOPIC:
         mine_first = Case(When(primary_assessor=assessor, then=Value(0)), default=Value(1), output_field=IntegerField())
-        return items.order_by(mine_first, "position")
-    return items.order_by("position")
+        return items.order_by(mine_first, "priority", "position")
+    return items.order_by("priority", "position")
 
 
 def _counts(assessor: Assessor) -> tuple[int, int]:
@@ -85,26 +90,44 @@ def _wants_gold(campaign: Campaign, done: int, gold_done: int) -> bool:
     return campaign.gold_rate > 0 and gold_done < round((done + 1) * campaign.gold_rate)
 
 
+class _Rejected(Exception):
+    """A locked candidate turned out to be taken; rolling back its savepoint releases its row lock."""
+
+
 def _claim(assessor: Assessor, now, *, gold: bool) -> Item | None:
-    """Lock one open item (skipping rows others hold), re-check it under the lock and lease it."""
+    """Lock one open item (skipping rows others hold), re-check it under the lock and lease it.
+
+    Each attempt runs in a savepoint, so a rejected candidate's row lock is released at once
+    (PostgreSQL drops row locks of a rolled-back subtransaction): a claim never holds a row
+    while waiting for another, which is what lets an adaptive order's claim wait for a row
+    that a priority rewrite holds without risking a deadlock.
+    """
     campaign = assessor.campaign
+    adaptive = campaign.order in ADAPTIVE_ORDERS and not gold
     tried: list[int] = []
     for _ in range(CLAIM_ATTEMPTS):
-        candidates = _open_items(assessor, now, gold=gold)
-        if tried:
-            candidates = candidates.exclude(pk__in=tried)
-        pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
-        if pk is None:
-            return None
-        # Re-count under the row lock: the candidate query's snapshot may miss a lease just committed.
-        item = _open_items(assessor, now, gold=gold).filter(pk=pk).first()
-        if item is None:
-            tried.append(pk)
-            continue
-        expires = now + timedelta(seconds=campaign.lease_seconds)
-        if not Lease.objects.filter(item_id=pk, assessor=assessor).update(expires_at=expires, created_at=now):
-            Lease.objects.create(item_id=pk, assessor=assessor, expires_at=expires)
-        return item
+        try:
+            with transaction.atomic():
+                candidates = _open_items(assessor, now, gold=gold)
+                if tried:
+                    candidates = candidates.exclude(pk__in=tried)
+                pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
+                if pk is None and adaptive:
+                    # A priority rewrite may hold open rows for a moment: wait for them rather
+                    # than wrongly answer "nothing left" (the re-check below still applies).
+                    pk = candidates.select_for_update(of=("self",)).values_list("pk", flat=True).first()
+                if pk is None:
+                    return None
+                # Re-count under the row lock: the candidate query's snapshot may miss a lease just committed.
+                item = _open_items(assessor, now, gold=gold).filter(pk=pk).first()
+                if item is None:
+                    raise _Rejected(pk)
+                expires = now + timedelta(seconds=campaign.lease_seconds)
+                if not Lease.objects.filter(item_id=pk, assessor=assessor).update(expires_at=expires, created_at=now):
+                    Lease.objects.create(item_id=pk, assessor=assessor, expires_at=expires)
+                return item
+        except _Rejected as rejected:
+            tried.append(rejected.args[0])
     return None
 
 
@@ -120,6 +143,8 @@ def item_next(*, assessor: Assessor, now=None) -> Item | None:
     if assessor.blocked or campaign.status != Campaign.Status.ACTIVE:
         return None
     crowd = assessor.kind == Assessor.Kind.CROWD
+    if not campaign.adaptive_ready and campaign.order in ADAPTIVE_ORDERS:
+        priorities_start(campaign=campaign)  # once per campaign; computed by a background task
     with transaction.atomic():
         done = gold_done = 0
         if crowd or campaign.gold_rate > 0:

@@ -29,6 +29,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
+from judging.services.adaptive import after_judgment
 from judging.services.allocation import _open_items
 
 MAX_ACTIVE_SECONDS = 2 * 3600.0
@@ -158,6 +159,8 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
                                    skip_reason=skip_reason, comment=comment, seconds=seconds, token=token, now=now)
             if locked.is_gold:
                 _apply_gold_threshold(assessor)
+            else:
+                after_judgment(item=locked)  # adaptive order: re-prioritise the topic after commit
             return judgment
     except IntegrityError:
         # Last line of defence (a racing duplicate on SQLite, where there are no row locks):
