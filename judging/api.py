@@ -20,10 +20,13 @@ from rest_framework.views import APIView
 from collections_app.models import Membership
 from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
+from judging.dashboard.choices import choice
+from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Campaign, Item, Judgment, QrelsVersion
 from judging.services.allocation import item_next
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
+from judging.services.rejudge import rejudge_request
 
 CONFLICT_CODES = {"campaign_closed": status.HTTP_409_CONFLICT, "batch_complete": status.HTTP_409_CONFLICT,
                   "blocked": status.HTTP_403_FORBIDDEN}
@@ -175,12 +178,17 @@ class Progress(CampaignScoped, APIView):
 
 
 class Conflicts(CampaignScoped, APIView):
-    """List pairs whose labels disagree, with every label (lead only)."""
+    """List pairs whose labels disagree, with every label (lead only); ?topic=<qid>, ?assessor=<id> (repeatable) filter."""
 
-    @extend_schema(responses=dict)
+    @extend_schema(responses=dict, parameters=[serializers.ConflictFilterSerializer])
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.campaign(lead_only=True)
-        return Response([serializers.conflict_data(row) for row in selectors.conflicts(campaign=campaign)])
+        query = serializers.ConflictFilterSerializer(data={"topic": request.query_params.get("topic", ""),
+                                                           "assessor": request.query_params.getlist("assessor")})
+        query.is_valid(raise_exception=True)
+        rows = selectors.conflicts(campaign=campaign, topic=query.validated_data["topic"] or None,
+                                   assessors=tuple(query.validated_data["assessor"]))
+        return Response([serializers.conflict_data(row) for row in rows])
 
 
 class Adjudicate(CampaignScoped, APIView):
@@ -244,3 +252,31 @@ class JudgmentsExport(CampaignScoped, APIView):
         response = HttpResponse(judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
         response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
         return response
+
+
+class Dashboard(CampaignScoped, APIView):
+    """Return the campaign dashboard's data: progress, throughput, cost, assessors, agreement (lead only)."""
+
+    @extend_schema(parameters=[serializers.DashboardQuerySerializer], responses=serializers.DashboardSerializer)
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        query = serializers.DashboardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        options = query.validated_data
+        data = campaign_dashboard(campaign=campaign, stat=choice(options["stat"]), binary=options["binary"],
+                                  rate=options["rate"])
+        return Response(serializers.DashboardSerializer(data).data)
+
+
+class Rejudge(CampaignScoped, APIView):
+    """Raise the required judgments of disagreed pairs by one (lead only; idempotent by token; audited)."""
+
+    @extend_schema(request=serializers.RejudgeSerializer, responses=serializers.RejudgeResultSerializer)
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        data = serializers.RejudgeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = rejudge_request(campaign=campaign, user=request.user, token=data.validated_data["token"],
+                                 topic=data.validated_data["topic"] or None,
+                                 assessors=tuple(data.validated_data["assessors"]))
+        return Response({"raised": list(result.raised), "skipped": list(result.skipped), "replay": result.replay})

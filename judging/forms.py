@@ -21,7 +21,10 @@ class CampaignCreateForm(forms.Form):
     judgments_per_pair = forms.IntegerField(min_value=1, max_value=20, initial=1, label="r (judgments per pair)")
     overlap_fraction = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0, label="Fraction judged twice")
     calibration_size = forms.IntegerField(min_value=0, initial=0, label="Calibration pairs (judged by everyone)")
-    order = forms.ChoiceField(choices=Campaign.Order.choices, initial=Campaign.Order.POOL)
+    order = forms.ChoiceField(
+        choices=Campaign.Order.choices, initial=Campaign.Order.POOL,
+        help_text="Adaptive orders re-rank each topic's remaining pairs after every judgment; topics keep their order.",
+    )
     seed = forms.IntegerField(initial=0)
     lease_seconds = forms.IntegerField(min_value=30, max_value=24 * 3600, initial=600, label="Lease length (seconds)")
     gold_qrels = forms.ModelChoiceField(queryset=QrelsSet.objects.none(), required=False, label="Gold qrels")

@@ -41,6 +41,14 @@ class Campaign(models.Model):
     class Order(models.TextChoices):
         POOL = "pool", "The pool's judging order"
         RANDOM = "random", "Random (seeded)"
+        # Adaptive orders (collections_app.pooling.adaptive): priorities rewritten per topic
+        # after each judgment by judging.services.adaptive.
+        RANK = "rank", "Adaptive: depth-k order (every run's rank 1, then rank 2, …)"
+        MTF = "mtf", "Adaptive: move-to-front over runs"
+        MM_NS = "mm_ns", "Adaptive: bandit over runs (MM-NS, Losada et al.)"
+        UCB = "ucb", "Adaptive: bandit over runs (UCB1)"
+        THOMPSON = "thompson", "Adaptive: bandit over runs (Thompson sampling)"
+        CAL = "cal", "Adaptive: continuous active learning on document text"
 
     class Status(models.TextChoices):
         ACTIVE = "active", "Active"
@@ -63,6 +71,9 @@ class Campaign(models.Model):
     calibration_size = models.PositiveIntegerField(default=0, help_text="Pairs judged by everyone, for 'calibration'.")
     order = models.CharField(max_length=20, choices=Order.choices, default=Order.POOL)
     seed = models.IntegerField(default=0)
+    adaptive_ready = models.BooleanField(
+        default=False, help_text="Adaptive order: items' priorities have been computed once."
+    )
     lease_seconds = models.PositiveIntegerField(default=600)
 
     gold_qrels = models.ForeignKey(
@@ -153,6 +164,9 @@ class Item(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
     pair = models.ForeignKey(PoolPair, on_delete=models.PROTECT, related_name="items")
     position = models.PositiveIntegerField(help_text="Place in the campaign's order, from 1.")
+    priority = models.BigIntegerField(
+        default=0, help_text="Adaptive order: items are handed out by priority (ascending), then position."
+    )
     required_judgments = models.PositiveSmallIntegerField(default=1)
     judgment_count = models.PositiveSmallIntegerField(
         default=0, help_text="Judgments recorded so far (kept in step under the item's row lock)."
@@ -171,7 +185,10 @@ class Item(models.Model):
             models.UniqueConstraint(fields=["campaign", "position"], name="item_unique_position"),
             models.CheckConstraint(condition=Q(judgment_count__gte=0), name="item_count_nonnegative"),
         ]
-        indexes = [models.Index(fields=["campaign", "judgment_count", "position"])]
+        indexes = [
+            models.Index(fields=["campaign", "judgment_count", "position"]),
+            models.Index(fields=["campaign", "priority", "position"], name="item_campaign_priority"),
+        ]
 
     def __str__(self) -> str:
         return f"item {self.position} of {self.campaign_id}"
@@ -263,6 +280,8 @@ class QrelsVersion(models.Model):
         PRIMARY = "primary", "Single / primary assessor"
         MAJORITY = "majority", "Majority vote"
         ADJUDICATED = "adjudicated", "Adjudicated (lead's label, else majority)"
+        GOLD_WEIGHTED = "gold_weighted", "Gold-accuracy-weighted vote"
+        DAWID_SKENE = "dawid_skene", "Dawid–Skene (EM over assessors' confusion matrices)"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="qrels_versions")
     campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="qrels_versions")

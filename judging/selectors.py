@@ -89,13 +89,11 @@ def campaign_progress(*, campaign: Campaign) -> dict:
     }
 
 
-def conflicts(*, campaign: Campaign) -> list[dict]:
-    """Return regular items whose labels disagree, with every label, its assessor, time and comment.
+def disputed_items(*, campaign: Campaign, topic: str | None = None, assessors=()):
+    """Return a queryset of the campaign's regular items whose labels disagree (see ``conflicts``).
 
-    An item is a conflict when its non-skipped labels hold two or more distinct grades.
-    Blocked crowd workers' labels are shown (marked) but don't make a conflict on their own.
-    Rows: {"item", "pair", "labels": [{"assessor", "kind", "blocked", "grade", "skipped",
-    "seconds", "comment", "at"}], "adjudication"}.
+    ``topic`` (a qid) keeps one topic's items; ``assessors`` (Assessor ids) keeps items that
+    every one of them labelled — the pairs behind one cell of the dashboard's heatmap.
     """
     disputed = (
         Judgment.objects.filter(item__campaign=campaign, item__is_gold=False, skipped=False, assessor__blocked=False)
@@ -104,6 +102,24 @@ def conflicts(*, campaign: Campaign) -> list[dict]:
         .filter(grades__gt=1)
         .values_list("item_id", flat=True)
     )
+    items = Item.objects.filter(campaign=campaign, pk__in=disputed)
+    if topic:
+        items = items.filter(pair__topic__qid=topic)
+    for assessor_id in assessors:
+        items = items.filter(pk__in=Judgment.objects.filter(assessor_id=assessor_id, skipped=False).values("item_id"))
+    return items
+
+
+def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=()) -> list[dict]:
+    """Return regular items whose labels disagree, with every label, its assessor, time and comment.
+
+    An item is a conflict when its non-skipped labels hold two or more distinct grades.
+    Blocked crowd workers' labels are shown (marked) but don't make a conflict on their own.
+    ``topic`` and ``assessors`` filter as in :func:`disputed_items`.
+    Rows: {"item", "pair", "labels": [{"assessor", "kind", "blocked", "grade", "skipped",
+    "seconds", "comment", "at"}], "adjudication"}.
+    """
+    disputed = disputed_items(campaign=campaign, topic=topic, assessors=assessors).values_list("pk", flat=True)
     items = list(
         Item.objects.filter(pk__in=list(disputed))
         .select_related("pair__topic", "pair__document", "adjudication")

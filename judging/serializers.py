@@ -80,6 +80,14 @@ class QrelsVersionSerializer(serializers.ModelSerializer):
                   "num_judgments", "num_relevant", "checksum"]
 
 
+class ConflictFilterSerializer(serializers.Serializer):
+    """Narrow the conflicts list to one topic and/or to pairs every given assessor labelled."""
+
+    topic = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    assessor = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list,
+                                     max_length=20)
+
+
 def conflict_data(row: dict) -> dict:
     """Serialize one conflicts() row for a lead."""
     item, adjudication = row["item"], row["adjudication"]
@@ -97,3 +105,164 @@ def conflict_data(row: dict) -> dict:
             "grade": adjudication.grade, "note": adjudication.note, "decided_at": adjudication.decided_at.isoformat(),
         },
     }
+
+
+# --- the lead's dashboard (output only; the data is a plain dict from judging.dashboard.selectors) ---
+
+
+class DashboardQuerySerializer(serializers.Serializer):
+    """Dashboard options: the agreement statistic, binary collapse, and an hourly rate for the cost."""
+
+    stat = serializers.ChoiceField(choices=(), required=False, default="cohen")
+    binary = serializers.BooleanField(required=False, default=False)
+    rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
+
+    def __init__(self, *args, **kwargs):
+        from judging.dashboard.choices import CHOICES
+
+        super().__init__(*args, **kwargs)
+        self.fields["stat"].choices = [(c.key, c.label) for c in CHOICES.values()]
+
+
+class DashboardStatisticSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    group_label = serializers.CharField(help_text="The statistic used per topic and over time.")
+    binary = serializers.BooleanField()
+    low_threshold = serializers.FloatField()
+    matrix_limited = serializers.BooleanField(help_text="True when the matrix shows only the most active assessors.")
+    max_matrix_raters = serializers.IntegerField()
+
+
+class TopicProgressSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    title = serializers.CharField()
+    required = serializers.IntegerField()
+    judged = serializers.IntegerField()
+    share = serializers.FloatField()
+
+
+class DashboardProgressSerializer(serializers.Serializer):
+    required = serializers.IntegerField()
+    judged = serializers.IntegerField()
+    remaining = serializers.IntegerField()
+    share = serializers.FloatField()
+    topics = TopicProgressSerializer(many=True)
+
+
+class ThroughputSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    overall_per_hour = serializers.FloatField(allow_null=True)
+    recent_per_hour = serializers.FloatField(allow_null=True)
+    recent_hours = serializers.FloatField()
+
+
+class EstimateSerializer(serializers.Serializer):
+    median_seconds = serializers.FloatField(allow_null=True)
+    remaining = serializers.IntegerField()
+    active_hours = serializers.FloatField(allow_null=True)
+    rate = serializers.FloatField(allow_null=True)
+    cost = serializers.FloatField(allow_null=True)
+    wall_hours = serializers.FloatField(allow_null=True)
+
+
+class GradeCountSerializer(serializers.Serializer):
+    grade = serializers.IntegerField()
+    count = serializers.IntegerField()
+
+
+class AssessorRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    blocked = serializers.BooleanField()
+    judgments = serializers.IntegerField()
+    skips = serializers.IntegerField()
+    median_seconds = serializers.FloatField(allow_null=True)
+    distribution = GradeCountSerializer(many=True)
+    agreement = serializers.FloatField(allow_null=True)
+    gold_answered = serializers.IntegerField()
+    gold_correct = serializers.IntegerField()
+    gold_accuracy = serializers.FloatField(allow_null=True)
+    flags = serializers.ListField(child=serializers.CharField())
+
+
+class MatrixCellSerializer(serializers.Serializer):
+    row = serializers.IntegerField(help_text="Assessor id.")
+    col = serializers.IntegerField(help_text="Assessor id.")
+    value = serializers.FloatField(allow_null=True)
+    n_items = serializers.IntegerField()
+
+
+class MatrixSerializer(serializers.Serializer):
+    raters = serializers.ListField(child=serializers.IntegerField())
+    names = serializers.ListField(child=serializers.CharField())
+    cells = MatrixCellSerializer(many=True)
+
+
+class LowPairSerializer(serializers.Serializer):
+    a = serializers.IntegerField()
+    b = serializers.IntegerField()
+    a_name = serializers.CharField()
+    b_name = serializers.CharField()
+    value = serializers.FloatField()
+    n_items = serializers.IntegerField()
+
+
+class TopicAgreementSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    title = serializers.CharField()
+    value = serializers.FloatField(allow_null=True)
+    n_items = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+    low = serializers.BooleanField()
+
+
+class TimePointSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    value = serializers.FloatField(allow_null=True)
+    n_items = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+
+
+class GroupValueSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    n_items = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True, help_text="95 % bootstrap interval over items (seed 0).")
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class OverTimeSerializer(serializers.Serializer):
+    unit = serializers.CharField()
+    points = TimePointSerializer(many=True)
+
+
+class DashboardSerializer(serializers.Serializer):
+    """Everything the campaign dashboard page shows, as JSON."""
+
+    statistic = DashboardStatisticSerializer()
+    progress = DashboardProgressSerializer()
+    throughput = ThroughputSerializer()
+    estimate = EstimateSerializer()
+    assessors = AssessorRowSerializer(many=True)
+    matrix = MatrixSerializer()
+    low_pairs = LowPairSerializer(many=True)
+    overall = GroupValueSerializer(help_text="All assessors together, with the statistic's group form.")
+    topics = TopicAgreementSerializer(many=True)
+    over_time = OverTimeSerializer()
+
+
+class RejudgeSerializer(serializers.Serializer):
+    """Send a topic's and/or an assessor pair's disagreed pairs to one more assessor."""
+
+    token = serializers.CharField(max_length=64, help_text="Idempotency key: a replay changes nothing.")
+    topic = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    assessors = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list,
+                                      max_length=20)
+
+
+class RejudgeResultSerializer(serializers.Serializer):
+    raised = serializers.ListField(child=serializers.IntegerField(), help_text="Item ids now needing one more judgment.")
+    skipped = serializers.ListField(child=serializers.IntegerField(), help_text="Item ids no assessor could take.")
+    replay = serializers.BooleanField()

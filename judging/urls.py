@@ -1,7 +1,7 @@
 """Judging pages: experts' workspace, crowd batch pages, leads' campaign pages."""
 from django.urls import path
 
-from judging.views import assessor, crowd, lead
+from judging.views import assessor, crowd, dashboard, lead
 
 campaigns = "c/<slug:slug>/campaigns/"
 campaign = campaigns + "<int:campaign_id>/"
@@ -21,9 +21,13 @@ urlpatterns = [
     path("crowd/<str:token>/stopped/", crowd.crowd_stopped, name="crowd-stopped"),
     path(campaigns, lead.campaign_list, name="campaign-list"),
     path(campaigns + "new/", lead.campaign_new, name="campaign-new"),
+    path(campaigns + "dashboard/", dashboard.collection_dashboard_page, name="collection-dashboard"),
     path(campaign, lead.campaign_detail, name="campaign-detail"),
+    path(campaign + "dashboard/", dashboard.campaign_dashboard_page, name="campaign-dashboard"),
+    path(campaign + "rejudge/", dashboard.campaign_rejudge, name="campaign-rejudge"),
     path(campaign + "conflicts/", lead.campaign_conflicts, name="campaign-conflicts"),
     path(campaign + "qrels/", lead.campaign_qrels, name="campaign-qrels"),
     path(campaign + "qrels/v<int:number>.txt", lead.qrels_download, name="campaign-qrels-download"),
+    path(campaign + "final-labels.csv", lead.final_labels_download, name="campaign-final-labels"),
     path(campaign + "judgments.<str:fmt>", lead.judgments_download, name="campaign-judgments-export"),
 ]

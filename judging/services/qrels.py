@@ -10,6 +10,16 @@ the database and in the judgments export for audit). Rules:
   conservative choice (unjudged documents count as not relevant, so doubt leans that way),
   and the same rule as crowd-kit's MajorityVote so the aggregation pages agree with it.
 - ``adjudicated``: the lead's adjudicated grade where one is set, else the majority label.
+- ``gold_weighted``: a vote weighted by each assessor's smoothed accuracy on the campaign's
+  gold items (log-odds weights, :func:`judging.aggregation.gold_weighted_vote`); assessors
+  with no gold answers get the mean weight. Ties go to the lowest grade.
+- ``dawid_skene``: Dawid–Skene EM over every assessor's confusion matrix
+  (:func:`judging.aggregation.dawid_skene`); gold items' labels take part in the EM (they
+  say how each assessor errs) but only regular items get a final label.
+
+Blocked assessors never vote under any rule (their labels are excluded before aggregation,
+so they shape no weight and no confusion matrix either). :func:`final_labels_detail` gives
+each pair's confidence (the chosen grade's vote share, weighted share or posterior).
 
 Qrels text is ``qid 0 docno grade\\n`` per line, sorted by qid then docno. Qids sort
 numerically when every qid of the labels is a plain non-negative integer (so 2 < 10, as TREC
@@ -28,6 +38,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from collections_app.models import Collection
+from judging.aggregation import dawid_skene, gold_weighted_vote
 from judging.models import Adjudication, Campaign, Item, Judgment, QrelsVersion
 
 RULES = tuple(QrelsVersion.Rule.values)
@@ -71,25 +82,81 @@ def _labels_by_item(campaign: Campaign):
 
 def final_labels(*, campaign: Campaign, rule: str) -> dict[tuple[str, str], int]:
     """Return the final label of every labelled regular item as {(qid, docno): grade} under a rule."""
+    return {key: grade for key, (grade, _) in final_labels_detail(campaign=campaign, rule=rule).items()}
+
+
+def final_labels_detail(*, campaign: Campaign, rule: str) -> dict[tuple[str, str], tuple[int, float]]:
+    """Return {(qid, docno): (grade, confidence)} for every labelled regular item under a rule.
+
+    Confidence is the chosen grade's share of the votes (majority, primary: the share of
+    labels equal to the chosen one), of the weighted votes (gold_weighted) or its posterior
+    probability (dawid_skene); 1.0 for an adjudicated label (the lead decided).
+    """
     if rule not in RULES:
         raise ValidationError(f"Unknown rule {rule!r}; use one of {', '.join(RULES)}.", code="bad_rule")
     items, grades = _labels_by_item(campaign)
+    if rule in (QrelsVersion.Rule.GOLD_WEIGHTED, QrelsVersion.Rule.DAWID_SKENE):
+        return _aggregated_labels(campaign, rule, items, grades)
     adjudicated = {}
     if rule == QrelsVersion.Rule.ADJUDICATED:
         adjudicated = dict(Adjudication.objects.filter(campaign=campaign).values_list("item_id", "grade"))
-    labels: dict[tuple[str, str], int] = {}
+    labels: dict[tuple[str, str], tuple[int, float]] = {}
     for item_id, (qid, docno, primary) in items.items():
         given = grades.get(item_id, [])
         if item_id in adjudicated:
-            labels[(qid, docno)] = adjudicated[item_id]
-        elif not given:
+            labels[(qid, docno)] = (adjudicated[item_id], 1.0)
             continue
-        elif rule == QrelsVersion.Rule.PRIMARY:
+        if not given:
+            continue
+        values = [g for _, g in given]
+        if rule == QrelsVersion.Rule.PRIMARY:
             own = [g for a, g in given if a == primary]
-            labels[(qid, docno)] = own[0] if own else given[0][1]
+            grade = own[0] if own else given[0][1]
         else:
-            labels[(qid, docno)] = majority_grade([g for _, g in given])
+            grade = majority_grade(values)
+        labels[(qid, docno)] = (grade, values.count(grade) / len(values))
     return labels
+
+
+def _aggregated_labels(campaign: Campaign, rule: str, items: dict, grades: dict) -> dict[tuple[str, str], tuple[int, float]]:
+    """Run a crowd aggregator over the campaign's labels (regular and gold items, blocked assessors left out)."""
+    triples = [(item_id, assessor_id, grade) for item_id, given in grades.items() for assessor_id, grade in given]
+    gold_rows = (
+        Judgment.objects.filter(item__campaign=campaign, item__is_gold=True, item__gold_grade__isnull=False,
+                                skipped=False, assessor__blocked=False)
+        .order_by("created_at", "pk")
+        .values_list("item_id", "assessor_id", "grade", "item__gold_grade")
+    )
+    gold: dict[int, int] = {}
+    scale = list(campaign.collection.grades)
+    for item_id, assessor_id, grade, gold_grade in gold_rows:
+        gold[item_id] = gold_grade
+        if grade in scale:
+            triples.append((item_id, assessor_id, grade))
+    if not triples:
+        return {}
+    if rule == QrelsVersion.Rule.GOLD_WEIGHTED:
+        result = gold_weighted_vote(triples, gold=gold, categories=scale)
+    else:
+        result = dawid_skene(triples, categories=scale)
+    labels: dict[tuple[str, str], tuple[int, float]] = {}
+    for item_id, (qid, docno, _) in items.items():
+        outcome = result.labels.get(item_id)
+        if outcome is not None and outcome.label is not None:
+            labels[(qid, docno)] = (outcome.label, round(outcome.confidence, 6))
+    return labels
+
+
+def final_labels_csv(*, campaign: Campaign, rule: str) -> str:
+    """Return the final labels with their confidence as CSV (qid, docno, grade, confidence), in qrels order."""
+    detail = final_labels_detail(campaign=campaign, rule=rule)
+    all_numeric = all(qid.isascii() and qid.isdigit() for qid, _ in detail)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["qid", "docno", "grade", "confidence"])
+    for (qid, docno), (grade, confidence) in sorted(detail.items(), key=_qid_key(all_numeric)):
+        writer.writerow([qid, docno, grade, f"{confidence:.4f}"])
+    return buffer.getvalue()
 
 
 def _qid_key(all_numeric: bool):

@@ -16,7 +16,7 @@ from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
 from judging.selectors import campaign_progress, conflicts
 from judging.services.campaigns import campaign_create
-from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
+from judging.services.qrels import RULES, adjudicate, final_labels_csv, judgments_export, qrels_freeze
 
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
@@ -83,9 +83,19 @@ def campaign_detail(request: HttpRequest, slug: str, campaign_id: int) -> HttpRe
 
 @login_required
 def campaign_conflicts(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
-    """List pairs whose labels disagree and let the lead set the final label with a note."""
+    """List pairs whose labels disagree and let the lead set the final label with a note.
+
+    ``?topic=<qid>`` and ``?assessor=<id>&assessor=<id>`` narrow the list (the dashboard links
+    here from a low-agreement topic or pair); the filter survives an adjudication.
+    """
     campaign = _lead_campaign(request, slug, campaign_id)
     scale = campaign.collection.scale
+    topic = request.GET.get("topic", "").strip() or None
+    assessor_ids = tuple(int(a) for a in request.GET.getlist("assessor") if a.isdigit())
+    assessors = {a.pk: str(a) for a in Assessor.objects.filter(campaign=campaign, pk__in=assessor_ids).select_related("user")}
+    here = reverse("campaign-conflicts", args=[slug, campaign.pk])
+    if request.GET:
+        here += "?" + request.GET.urlencode()
     if request.method == "POST":
         form = forms.AdjudicateForm(request.POST, scale=scale)
         if form.is_valid():
@@ -96,16 +106,17 @@ def campaign_conflicts(request: HttpRequest, slug: str, campaign_id: int) -> Htt
                 messages.error(request, "; ".join(error.messages))
             else:
                 messages.success(request, f"Final label {form.cleaned_data['grade']} set.")
-            return redirect("campaign-conflicts", slug=slug, campaign_id=campaign.pk)
+            return redirect(here)
         messages.error(request, "Choose a grade from the scale.")
-    rows = conflicts(campaign=campaign)
+    rows = conflicts(campaign=campaign, topic=topic, assessors=assessor_ids)
     adjudications = {a.item_id: a for a in campaign.adjudications.all()}
     for row in rows:
         item = row["item"]
         row["adjudication"] = adjudications.get(getattr(item, "pk", item))
         row["form"] = forms.AdjudicateForm(initial={"item": getattr(item, "pk", item)}, scale=scale)
     return render(request, "judging/campaign_conflicts.html", {
-        "collection": campaign.collection, "campaign": campaign, "rows": rows,
+        "collection": campaign.collection, "campaign": campaign, "rows": rows, "topic": topic,
+        "assessor_names": [assessors.get(a, f"#{a}") for a in assessor_ids],
     })
 
 
@@ -179,4 +190,17 @@ def judgments_download(request: HttpRequest, slug: str, campaign_id: int, fmt: s
         raise Http404("Unknown export format.")
     response = HttpResponse(judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
+    return response
+
+
+@login_required
+@require_GET
+def final_labels_download(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """Download the current final labels under ?rule= with each pair's confidence (CSV), without freezing."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    rule = request.GET.get("rule", QrelsVersion.Rule.MAJORITY)
+    if rule not in RULES:
+        raise Http404("Unknown rule.")
+    response = HttpResponse(final_labels_csv(campaign=campaign, rule=rule), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-final-labels-{rule}.csv"'
     return response
