@@ -1,0 +1,1 @@
+"""Scoring runs inside the app: leaderboards, significance, ranking stability and pool bias."""

@@ -1,0 +1,186 @@
+"""Read-side entry points shared by the pages, the API and the command: one call per screen."""
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+
+from collections_app.models import Collection, Pool, Run
+from evaluation.leaderboard import CURVE_NAMES, NAME_TO_REQUEST, Row, leaderboard_rows, per_topic, score_runs
+from evaluation.pool_bias import BiasRow, pool_bias
+from evaluation.runs import collection_runs
+from evaluation.significance import MAX_RUNS, Matrix, significance_matrix
+from evaluation.sources import QrelsCache, QrelsSource, parse_source, source_fingerprint
+from evaluation.stability import Comparison, stability_between, stability_by_assessors
+from judging.models import Campaign
+from metrics import EvaluationResult
+
+
+@dataclass
+class Board:
+    """A scored collection: the source used, every run's result and the sorted rows."""
+
+    source: QrelsSource | None
+    results: list[EvaluationResult] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    cache: QrelsCache | None = None
+    key: str | None = None  # cache key of the scores; None for live labels
+
+    def result(self, tag: str) -> EvaluationResult:
+        for r in self.results:
+            if r.tag == tag:
+                return r
+        raise ValidationError(f"No run {tag!r} in this collection.", code="bad_run")
+
+    def curves(self, tags: Sequence[str]) -> list[tuple[str, list[float]]]:
+        """Return the averaged 11-point curve of each chosen run (unknown tags ignored)."""
+        chosen = set(tags)
+        return [(r.tag, [float(r.aggregate.get(n, 0.0)) for n in CURVE_NAMES]) for r in self.results if r.tag in chosen]
+
+
+CACHE_SECONDS = 24 * 3600
+
+
+def _runs_fingerprint(collection: Collection, tags: Sequence[str] | None) -> str:
+    """Return a digest of the runs' ids, tags and file checksums (a replaced run gets a new checksum)."""
+    rows = Run.objects.filter(collection=collection)
+    if tags is not None:
+        rows = rows.filter(tag__in=list(tags))
+    listing = repr(sorted(rows.values_list("pk", "tag", "checksum")))
+    return hashlib.sha256(listing.encode()).hexdigest()
+
+
+def _scores_key(collection: Collection, chosen: QrelsSource, tags: Sequence[str] | None) -> str | None:
+    """Return the cache key of scores of these runs against this source, None for live (uncacheable) labels."""
+    fingerprint = source_fingerprint(collection, chosen)
+    if fingerprint is None:
+        return None
+    digest = hashlib.sha256(f"{fingerprint}|{collection.relevant_threshold}|"
+                            f"{_runs_fingerprint(collection, tags)}".encode()).hexdigest()
+    return f"evaluation:board:{collection.pk}:{digest}"
+
+
+def board(collection: Collection, *, source: str | None = None, sort: str = "map", descending: bool = True,
+          tags: Sequence[str] | None = None) -> Board:
+    """Score the collection's runs (all, or ``tags``) against a source (the default one when empty).
+
+    Scores against a frozen version or an imported set are cached (Django's cache) under the
+    qrels checksum, the runs' checksums and the relevance threshold, so re-sorting or drawing
+    other curves does not score 100 runs again; live campaign labels are always scored afresh.
+    Raises ValidationError(code="bad_source") for a source the collection does not have.
+    """
+    chosen = parse_source(collection, source)
+    if chosen is None:
+        return Board(None)
+    qrels_cache = QrelsCache(collection)
+    key = _scores_key(collection, chosen, tags)
+    if key is not None:
+        results = cache.get(key)
+        if results is not None:
+            return Board(chosen, results, leaderboard_rows(results, sort=sort, descending=descending), qrels_cache, key)
+    runs = collection_runs(collection, tags=tags)
+    results = score_runs(qrels_cache.qrels(chosen), runs, relevance_level=collection.relevant_threshold)
+    if key is not None:
+        cache.set(key, results, CACHE_SECONDS)
+    return Board(chosen, results, leaderboard_rows(results, sort=sort, descending=descending), qrels_cache, key)
+
+
+def run_topics(collection: Collection, tag: str, *, source: str | None = None) -> tuple[QrelsSource | None, list[dict]]:
+    """Return the source and one run's per-topic scores (ValidationError code="bad_run" if no such run)."""
+    scored = board(collection, source=source, tags=[tag])
+    if scored.source is None:
+        if not collection.runs.filter(tag=tag).exists():
+            raise ValidationError(f"No run {tag!r} in this collection.", code="bad_run")
+        return None, []
+    return scored.source, per_topic(scored.result(tag))
+
+
+def measure_request(measure: str) -> str:
+    """Return the metrics request of a leaderboard measure name (ValidationError code="bad_measure" otherwise)."""
+    if measure not in NAME_TO_REQUEST:
+        raise ValidationError(f"Unknown measure {measure!r}; use one of {', '.join(NAME_TO_REQUEST)}.", code="bad_measure")
+    return NAME_TO_REQUEST[measure]
+
+
+def significance(collection: Collection, *, source: str | None = None, measure: str = "map", max_runs: int = MAX_RUNS,
+                 seed: int = 0, n_permutations: int = 10_000) -> tuple[QrelsSource | None, Matrix | None]:
+    """Return the source and the pairwise significance matrix of the collection's best ``max_runs`` runs."""
+    measure_request(measure)
+    scored = board(collection, source=source)
+    if scored.source is None:
+        return None, None
+    key = None if scored.key is None else f"{scored.key}:significance:{measure}:{max_runs}:{seed}:{n_permutations}"
+    matrix = cache.get(key) if key else None
+    if matrix is None:  # seeded, so the same inputs always give the same matrix: safe to cache with the scores
+        matrix = significance_matrix(scored.results, measure, max_runs=max_runs, seed=seed, n_permutations=n_permutations)
+        if key:
+            cache.set(key, matrix, CACHE_SECONDS)
+    return scored.source, matrix
+
+
+def stability(collection: Collection, *, source_a: str | None = None, source_b: str | None = None,
+              campaign_id: int | None = None, measure: str = "map") -> list[Comparison]:
+    """Compare system rankings under two sources, or under each pair of a campaign's assessors.
+
+    With ``campaign_id`` the assessors' labels on the items both judged are compared; otherwise
+    ``source_a`` (default: the default source) against ``source_b`` (required).
+    """
+    request = measure_request(measure)
+    runs = collection_runs(collection)
+    level = collection.relevant_threshold
+    if campaign_id is not None:
+        try:
+            campaign = Campaign.objects.get(collection=collection, pk=campaign_id)
+        except Campaign.DoesNotExist:
+            raise ValidationError("No such campaign in this collection.", code="bad_campaign") from None
+        return stability_by_assessors(campaign, runs, measure=measure, request=request, relevance_level=level)
+    a, b = parse_source(collection, source_a), parse_source(collection, source_b) if source_b else None
+    if a is None or b is None:
+        raise ValidationError("Choose two qrels sources (or a campaign).", code="bad_source")
+    cache = QrelsCache(collection)
+    return [stability_between(cache.qrels(a), cache.qrels(b), runs, measure=measure, request=request,
+                              relevance_level=level, label_a=a.label, label_b=b.label)]
+
+
+def default_depth(collection: Collection) -> int:
+    """Return the depth of the collection's newest depth pool, else 100 (TREC's usual pool depth)."""
+    for parameters in Pool.objects.filter(collection=collection).order_by("-created_at", "-pk").values_list(
+            "parameters", flat=True):
+        depth = (parameters or {}).get("depth")
+        if isinstance(depth, int) and depth > 0:
+            return depth
+    return 100
+
+
+def run_groups(collection: Collection) -> dict[str, str]:
+    """Return tag → group: the run's group field, else its tag up to the first '.', '-' or '_'."""
+    out = {}
+    for tag, group in Run.objects.filter(collection=collection).values_list("tag", "group"):
+        out[tag] = group or re.split(r"[.\-_]", tag, maxsplit=1)[0]
+    return out
+
+
+def pool_bias_report(collection: Collection, *, source: str | None = None, depth: int | None = None,
+                     by_group: bool = False) -> tuple[QrelsSource | None, int, list[BiasRow]]:
+    """Return the source, the depth used and the leave-one-run-out (or -group-out) rows."""
+    depth = depth or default_depth(collection)
+    chosen = parse_source(collection, source)
+    if chosen is None:
+        return None, depth, []
+    groups = run_groups(collection) if by_group else None
+    key = _scores_key(collection, chosen, None)
+    if key is not None:  # groups are part of the key: a run's group field can change without a new file
+        key += ":pool-bias:" + hashlib.sha256(f"{depth}|{sorted((groups or {}).items())}".encode()).hexdigest()
+        rows = cache.get(key)
+        if rows is not None:
+            return chosen, depth, rows
+    qrels_dict = QrelsCache(collection).as_dict(chosen)
+    rows = pool_bias(qrels_dict, collection_runs(collection), relevance_level=collection.relevant_threshold,
+                     depth=depth, groups=groups)
+    if key is not None:
+        cache.set(key, rows, CACHE_SECONDS)
+    return chosen, depth, rows

@@ -1,0 +1,147 @@
+"""Input and output serializers of the evaluation API (also the OpenAPI schema)."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from evaluation.leaderboard import MEASURE_NAMES
+from evaluation.significance import MAX_RUNS
+
+SOURCE_HELP = "set:<id>, version:<number> or campaign:<id>:<rule>; empty for the default (newest frozen version, else newest imported set)."
+
+
+class SourceQuerySerializer(serializers.Serializer):
+    source = serializers.CharField(required=False, allow_blank=True, default="", help_text=SOURCE_HELP)
+
+
+class LeaderboardQuerySerializer(SourceQuerySerializer):
+    sort = serializers.ChoiceField(choices=MEASURE_NAMES, required=False, default="map")
+    order = serializers.ChoiceField(choices=("desc", "asc"), required=False, default="desc")
+
+
+class SignificanceQuerySerializer(SourceQuerySerializer):
+    measure = serializers.ChoiceField(choices=MEASURE_NAMES, required=False, default="map")
+    runs = serializers.IntegerField(required=False, default=MAX_RUNS, min_value=2, max_value=MAX_RUNS,
+                                    help_text="Test the best N runs by the measure.")
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**32 - 1)
+
+
+class StabilityQuerySerializer(serializers.Serializer):
+    measure = serializers.ChoiceField(choices=MEASURE_NAMES, required=False, default="map")
+    a = serializers.CharField(required=False, allow_blank=True, default="", help_text="First qrels source. " + SOURCE_HELP)
+    b = serializers.CharField(required=False, allow_blank=True, default="", help_text="Second qrels source.")
+    campaign = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                        help_text="Compare each pair of this campaign's assessors instead.")
+
+    def validate(self, attrs):
+        if attrs["campaign"] is None and not attrs["b"]:
+            raise serializers.ValidationError("Give a second source b, or a campaign.", code="bad_source")
+        return attrs
+
+
+class PoolBiasQuerySerializer(SourceQuerySerializer):
+    depth = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=10_000,
+                                     help_text="Pool depth; default the newest depth pool's, else 100.")
+    by = serializers.ChoiceField(choices=("run", "group"), required=False, default="run")
+
+
+class SourceSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    label = serializers.CharField()
+
+
+class ScoresSerializer(serializers.Serializer):
+    map = serializers.FloatField()
+    ndcg_cut_10 = serializers.FloatField()
+    P_10 = serializers.FloatField()
+    Rprec = serializers.FloatField()
+    bpref = serializers.FloatField()
+    judged_10 = serializers.FloatField()
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    tag = serializers.CharField()
+    num_topics = serializers.IntegerField()
+    scores = ScoresSerializer()
+    curve = serializers.ListField(child=serializers.FloatField(), help_text="Averaged interpolated precision at recall 0.0, 0.1, … 1.0.")
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    source = SourceSerializer(allow_null=True)
+    relevance_level = serializers.IntegerField()
+    sort = serializers.CharField()
+    order = serializers.CharField()
+    runs = LeaderboardRowSerializer(many=True)
+
+
+class TopicScoresSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    scores = ScoresSerializer()
+
+
+class RunTopicsSerializer(serializers.Serializer):
+    source = SourceSerializer(allow_null=True)
+    tag = serializers.CharField()
+    topics = TopicScoresSerializer(many=True)
+
+
+class PairSerializer(serializers.Serializer):
+    run_a = serializers.CharField()
+    run_b = serializers.CharField()
+    mean_difference = serializers.FloatField(help_text="Mean over common topics of run_a minus run_b.")
+    p_value = serializers.FloatField()
+    p_holm = serializers.FloatField()
+    effect_size = serializers.FloatField(allow_null=True, help_text="Cohen's d of the paired differences; null when undefined.")
+    significant = serializers.BooleanField()
+    n_topics = serializers.IntegerField()
+
+
+class SignificanceSerializer(serializers.Serializer):
+    source = SourceSerializer(allow_null=True)
+    measure = serializers.CharField()
+    runs = serializers.ListField(child=serializers.CharField())
+    total_runs = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    n_permutations = serializers.IntegerField()
+    alpha = serializers.FloatField()
+    pairs = PairSerializer(many=True)
+
+
+class ComparisonSerializer(serializers.Serializer):
+    label_a = serializers.CharField()
+    label_b = serializers.CharField()
+    tau = serializers.FloatField(allow_null=True)
+    tau_ap = serializers.FloatField(allow_null=True)
+    scores_a = serializers.DictField(child=serializers.FloatField())
+    scores_b = serializers.DictField(child=serializers.FloatField())
+    swapped = serializers.ListField(child=serializers.ListField(child=serializers.CharField()),
+                                    help_text="[higher under a, lower under a] pairs whose order flips under b.")
+    n_items = serializers.IntegerField(allow_null=True)
+    n_topics = serializers.IntegerField(allow_null=True)
+    note = serializers.CharField()
+
+
+class StabilitySerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    comparisons = ComparisonSerializer(many=True)
+
+
+class BiasRowSerializer(serializers.Serializer):
+    tag = serializers.CharField()
+    group = serializers.CharField()
+    unique_relevant = serializers.IntegerField()
+    unique_by_topic = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    full = serializers.DictField(child=serializers.FloatField())
+    reduced = serializers.DictField(child=serializers.FloatField())
+    difference = serializers.DictField(child=serializers.FloatField())
+    rank_full = serializers.IntegerField()
+    rank_reduced = serializers.IntegerField()
+    rank_change = serializers.IntegerField()
+
+
+class PoolBiasSerializer(serializers.Serializer):
+    source = SourceSerializer(allow_null=True)
+    depth = serializers.IntegerField()
+    by = serializers.CharField()
+    removed = serializers.CharField(help_text="What happens to unique relevant documents: removed from the qrels (unjudged).")
+    runs = BiasRowSerializer(many=True)
