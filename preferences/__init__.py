@@ -1,0 +1,1 @@
+"""Side-by-side panels and document-pair preference judging, and preference qrels."""

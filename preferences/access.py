@@ -1,0 +1,53 @@
+"""Who may see and do what in preference campaigns (same rules as judging.access).
+
+Outsiders and anonymous users get 404 (campaigns cannot be probed); members who are not
+leads get 403 on lead pages; judging needs the user's own expert PrefAssessor row. Crowd
+workers are resolved from the session key stored for the campaign's crowd token.
+"""
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from collections_app.access import role_in
+from collections_app.models import Membership
+from preferences.models import PrefAssessor, PrefCampaign
+
+
+def campaign_for_user(user, campaign_id, *, lead_only: bool = False) -> PrefCampaign:
+    """Return the campaign if the user is a member of its collection (a lead, with lead_only)."""
+    try:
+        campaign = PrefCampaign.objects.select_related("collection", "run_a", "run_b").get(pk=campaign_id)
+    except (PrefCampaign.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such campaign.") from None
+    role = role_in(user, campaign.collection)
+    if role is None:
+        raise Http404("No such campaign.")
+    if lead_only and role != Membership.Role.LEAD:
+        raise PermissionDenied("Only a lead of this collection may do this.")
+    return campaign
+
+
+def assessor_for_user(*, campaign: PrefCampaign, user) -> PrefAssessor:
+    """Return the user's expert assessor row; PermissionDenied when the lead did not add them."""
+    assessor = PrefAssessor.objects.filter(campaign=campaign, user=user, kind=PrefAssessor.Kind.EXPERT).first()
+    if assessor is None:
+        raise PermissionDenied("You are not an assessor of this campaign.")
+    return assessor
+
+
+def session_key_name(campaign: PrefCampaign) -> str:
+    return f"pref-crowd-{campaign.pk}"
+
+
+def crowd_assessor(request, token: str) -> PrefAssessor:
+    """Return the crowd worker of this link from the session; 404 for unknown/disabled links or no session."""
+    campaign = PrefCampaign.objects.filter(crowd_token=token, crowd_enabled=True).first()
+    if campaign is None:
+        raise Http404("No such study.")
+    key = request.session.get(session_key_name(campaign))
+    assessor = PrefAssessor.objects.filter(campaign=campaign, session_key=key or "-",
+                                           kind=PrefAssessor.Kind.CROWD).select_related("campaign").first()
+    if assessor is None:
+        raise Http404("Open the study link first.")
+    return assessor

@@ -1,0 +1,51 @@
+"""Preference API: campaign list for a collection and a campaign's results (leads only)."""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django.db.models import Count
+from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from collections_app.access import collection_for_user
+from preferences import access, serializers
+from preferences.services.results import campaign_results
+
+
+def _tally(t) -> dict:
+    return {**asdict(t), "n": t.n}
+
+
+class CampaignListAPI(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=serializers.CampaignSummarySerializer(many=True))
+    def get(self, request, slug):
+        collection = collection_for_user(request.user, slug, lead_only=True)
+        campaigns = collection.pref_campaigns.annotate(n_items=Count("items"))
+        return Response(serializers.CampaignSummarySerializer(
+            [{"id": c.pk, "name": c.name, "kind": c.kind, "status": c.status, "items": c.n_items} for c in campaigns],
+            many=True).data)
+
+
+class ResultsAPI(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=serializers.ResultsSerializer)
+    def get(self, request, campaign_id):
+        campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+        r = campaign_results(campaign)
+        agreement = None
+        if r.agreement is not None:
+            agreement = {"statistic": "krippendorff", "value": r.agreement.value}
+        return Response(serializers.ResultsSerializer({
+            "id": campaign.pk, "name": campaign.name, "kind": campaign.kind,
+            "system_a": campaign.run_a.tag if campaign.run_a else "A",
+            "system_b": campaign.run_b.tag if campaign.run_b else "B",
+            "overall": _tally(r.overall), "topic_votes": _tally(r.topic_votes),
+            "per_topic": {qid: _tally(t) for qid, t in r.per_topic.items()},
+            "position_bias": _tally(r.position), "agreement": agreement,
+            "gold": {"correct": r.gold_correct, "answered": r.gold_answered},
+        }).data)

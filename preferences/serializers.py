@@ -1,0 +1,49 @@
+"""Shapes of the preference API's responses, so the OpenAPI schema documents them."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class CampaignSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField(help_text="sbs (side by side) or pair (document pairs)")
+    status = serializers.CharField()
+    items = serializers.IntegerField(help_text="items to judge, gold included")
+
+
+class TallySerializer(serializers.Serializer):
+    """Wins of system A (or of the first document), ties and losses, with the sign test."""
+
+    wins = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    n = serializers.IntegerField(help_text="wins + ties + losses")
+    p_value = serializers.FloatField(allow_null=True, help_text="two-sided sign test, ties ignored")
+    win_rate = serializers.FloatField(allow_null=True, help_text="wins / (wins + losses)")
+    ci_low = serializers.FloatField(allow_null=True, help_text="95% Wilson interval of the win rate")
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class AgreementSerializer(serializers.Serializer):
+    statistic = serializers.CharField()
+    value = serializers.FloatField(allow_null=True)
+
+
+class GoldSerializer(serializers.Serializer):
+    correct = serializers.IntegerField()
+    answered = serializers.IntegerField()
+
+
+class ResultsSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    system_a = serializers.CharField()
+    system_b = serializers.CharField()
+    overall = TallySerializer(help_text="every judgment of every assessor")
+    topic_votes = TallySerializer(help_text="one vote per topic: the majority of its judgments")
+    per_topic = serializers.DictField(child=TallySerializer())
+    position_bias = TallySerializer(help_text="wins of the left panel, whatever system it showed")
+    agreement = AgreementSerializer(allow_null=True)
+    gold = GoldSerializer()

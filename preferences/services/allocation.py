@@ -1,0 +1,92 @@
+"""Handing out preference items: the relevance campaigns' lease semantics on PrefItem.
+
+Same rules as judging.services.allocation: an item is open to an assessor who has not judged
+it while judgments plus other assessors' live leases are below r; the claim locks the row
+with SKIP LOCKED, re-counts under the lock and then leases it, so that concurrent assessors
+never hold more leases on an item than its overlap allows.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease
+
+CLAIM_ATTEMPTS = 8
+
+
+def open_items(assessor: PrefAssessor, now, *, gold: bool):
+    """Return the items open to the assessor, lowest position first."""
+    leased = (PrefLease.objects.filter(item=OuterRef("pk"), expires_at__gt=now).exclude(assessor=assessor)
+              .order_by().values("item").annotate(n=Count("id")).values("n"))
+    mine = Exists(PrefJudgment.objects.filter(item=OuterRef("pk"), assessor=assessor))
+    items = PrefItem.objects.filter(campaign_id=assessor.campaign_id, is_gold=gold).exclude(mine)
+    if gold:
+        return items.order_by("position")
+    taken = F("judgment_count") + Coalesce(Subquery(leased, output_field=IntegerField()), Value(0))
+    return (items.filter(judgment_count__lt=F("required_judgments")).annotate(taken=taken)
+            .filter(taken__lt=F("required_judgments")).order_by("position"))
+
+
+def _claim(assessor: PrefAssessor, now, *, gold: bool) -> PrefItem | None:
+    tried: list[int] = []
+    for _ in range(CLAIM_ATTEMPTS):
+        candidates = open_items(assessor, now, gold=gold).exclude(pk__in=tried)
+        pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
+        if pk is None:
+            return None
+        item = open_items(assessor, now, gold=gold).filter(pk=pk).first()
+        if item is None:
+            tried.append(pk)
+            continue
+        expires = now + timedelta(seconds=assessor.campaign.lease_seconds)
+        if not PrefLease.objects.filter(item_id=pk, assessor=assessor).update(expires_at=expires, created_at=now):
+            PrefLease.objects.create(item_id=pk, assessor=assessor, expires_at=expires)
+        return item
+    return None
+
+
+def _wants_gold(campaign: PrefCampaign, assessor: PrefAssessor) -> bool:
+    if campaign.gold_rate <= 0:
+        return False
+    row = PrefJudgment.objects.filter(assessor=assessor).aggregate(
+        done=Count("id"), gold=Count("id", filter=Q(item__is_gold=True)))
+    return row["gold"] < round((row["done"] + 1) * campaign.gold_rate)
+
+
+def batch_full(assessor: PrefAssessor) -> bool:
+    """Crowd workers stop after the campaign's batch size."""
+    return (assessor.kind == PrefAssessor.Kind.CROWD
+            and assessor.judgments.count() >= assessor.campaign.crowd_batch_size)
+
+
+@transaction.atomic
+def item_next(*, assessor: PrefAssessor, now=None) -> PrefItem | None:
+    """Return the item the assessor should judge next and lease it; None when nothing is left.
+
+    A live lease the assessor already holds comes first (renewed), so a reload shows the same item.
+    """
+    now = now or timezone.now()
+    campaign = assessor.campaign
+    if campaign.status != PrefCampaign.Status.ACTIVE or batch_full(assessor):
+        return None
+    held = (PrefLease.objects.filter(assessor=assessor, expires_at__gt=now)
+            .exclude(item__judgments__assessor=assessor).select_related("item").order_by("created_at").first())
+    if held is not None:
+        held.expires_at = now + timedelta(seconds=campaign.lease_seconds)
+        held.save(update_fields=["expires_at"])
+        return held.item
+    gold_first = _wants_gold(campaign, assessor)
+    item = _claim(assessor, now, gold=gold_first)
+    if item is None:
+        item = _claim(assessor, now, gold=not gold_first)
+    return item
+
+
+def leases_expire(*, now=None) -> int:
+    """Delete expired leases; return how many."""
+    return PrefLease.objects.filter(expires_at__lte=now or timezone.now()).delete()[0]

@@ -1,0 +1,112 @@
+"""Creating preference campaigns: freeze what each item shows and draw its placement."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from collections_app.models import Collection, Run, RunRanking, Topic
+from collections_app.runstore import unpack_docnos
+from preferences.models import PrefAssessor, PrefCampaign, PrefItem
+
+GOLD_FROM_RANK = 50
+
+
+def left_is_a(seed: int, campaign_name: str, topic_qid: str, slot: int = 0) -> bool:
+    """Return whether system A goes on the left, deterministically from seed, campaign, topic.
+
+    A hash (not Python's salted ``hash``) so that the same seed gives the same placement on
+    every machine; recorded on the item all the same, results read the stored value.
+    """
+    digest = hashlib.sha256(f"{seed}\x00{campaign_name}\x00{topic_qid}\x00{slot}".encode()).digest()
+    return digest[0] % 2 == 0
+
+
+def _ranking(run: Run, topic: Topic) -> list[str]:
+    row = RunRanking.objects.filter(run=run, topic=topic).first()
+    return unpack_docnos(row.docnos) if row else []
+
+
+def gold_sides(ranking: Sequence[str], depth: int) -> tuple[list[str], list[str]] | None:
+    """Return (good, bad) panels for a gold item: the top ``depth`` versus low-ranked documents.
+
+    The bad side takes documents from rank GOLD_FROM_RANK on (or the bottom of a shorter
+    ranking) in reverse order; None when the ranking is too short for a full, disjoint worse side.
+    """
+    good = list(ranking[:depth])
+    rest = list(ranking[max(depth, min(GOLD_FROM_RANK, len(ranking) - depth)):])
+    bad = list(reversed(rest[-depth:])) if rest else []
+    if len(good) < 2 or len(bad) < len(good) or set(good) & set(bad):
+        return None
+    return good, bad
+
+
+@transaction.atomic
+def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b: Run, topics: Iterable[Topic],
+                        depth: int = 10, judgments_per_item: int = 1, seed: int = 0, gold_topics: Iterable[Topic] = (),
+                        assessors: Iterable = (), user=None, **options) -> PrefCampaign:
+    """Create a side-by-side campaign: one item per topic with both top-``depth`` lists frozen.
+
+    Gold items (``gold_topics``) show run A's top list against its own low-ranked documents.
+    """
+    if run_a.pk == run_b.pk:
+        raise ValidationError("Choose two different runs.")
+    if run_a.collection_id != collection.pk or run_b.collection_id != collection.pk:
+        raise ValidationError("Both runs must belong to the collection.")
+    campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.SIDE_BY_SIDE,
+                                           run_a=run_a, run_b=run_b, depth=depth, seed=seed,
+                                           judgments_per_item=judgments_per_item, created_by=user, **options)
+    position = 0
+    for topic in topics:
+        a, b = _ranking(run_a, topic)[:depth], _ranking(run_b, topic)[:depth]
+        if not a and not b:
+            continue
+        position += 1
+        PrefItem.objects.create(campaign=campaign, topic=topic, position=position, a_docnos=a, b_docnos=b,
+                                left_is_a=left_is_a(seed, name, topic.qid), required_judgments=judgments_per_item)
+    for topic in gold_topics:
+        sides = gold_sides(_ranking(run_a, topic), depth)
+        if sides is None:
+            continue
+        position += 1
+        PrefItem.objects.create(campaign=campaign, topic=topic, position=position, a_docnos=sides[0],
+                                b_docnos=sides[1], is_gold=True, left_is_a=left_is_a(seed, name, topic.qid, 1),
+                                required_judgments=judgments_per_item)
+    if position == 0:
+        raise ValidationError("Neither run has rankings for the chosen topics.")
+    _add_assessors(campaign, assessors)
+    return campaign
+
+
+@transaction.atomic
+def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[Topic, str, str]],
+                    judgments_per_item: int = 1, seed: int = 0, assessors: Iterable = (), user=None,
+                    gold_pairs: Iterable[tuple[Topic, str, str]] = (), **options) -> PrefCampaign:
+    """Create a document-pair campaign; each pair is (topic, docno A, docno B).
+
+    For gold pairs, A is the document known to be more relevant.
+    """
+    campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.DOC_PAIR,
+                                           depth=1, seed=seed, judgments_per_item=judgments_per_item,
+                                           created_by=user, **options)
+    known = set(collection.documents.values_list("docno", flat=True))
+    position = 0
+    for gold, source in ((False, pairs), (True, gold_pairs)):
+        for topic, doc_a, doc_b in source:
+            if doc_a == doc_b or doc_a not in known or doc_b not in known:
+                raise ValidationError(f"Bad pair for topic {topic.qid}: {doc_a!r}, {doc_b!r}.")
+            position += 1
+            PrefItem.objects.create(campaign=campaign, topic=topic, position=position, a_docnos=[doc_a],
+                                    b_docnos=[doc_b], is_gold=gold, required_judgments=judgments_per_item,
+                                    left_is_a=left_is_a(seed, name, f"{topic.qid}\x00{doc_a}\x00{doc_b}"))
+    if position == 0:
+        raise ValidationError("No pairs given.")
+    _add_assessors(campaign, assessors)
+    return campaign
+
+
+def _add_assessors(campaign: PrefCampaign, users: Iterable) -> None:
+    for user in users:
+        PrefAssessor.objects.get_or_create(campaign=campaign, user=user, defaults={"kind": PrefAssessor.Kind.EXPERT})

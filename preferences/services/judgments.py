@@ -1,0 +1,86 @@
+"""Recording preference answers: idempotent by client token, one per (item, assessor), revisions kept."""
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from judging.services.judgments import clamp_seconds
+from preferences.models import PrefAssessor, PrefItem, PrefJudgment, PrefLease, PrefRevision
+
+CHOICES = {-1: "left better", 0: "about the same", 1: "right better"}
+
+
+def outcome_of(choice: int, left_is_a: bool) -> int:
+    """Translate a panel answer into system terms: +1 A better, 0 tie, -1 B better."""
+    return -choice if left_is_a else choice
+
+
+def choice_of(outcome: int, left_is_a: bool) -> int:
+    """Inverse of :func:`outcome_of` (the panel answer that expresses an outcome)."""
+    return -outcome if left_is_a else outcome
+
+
+def _validate(choice, strength) -> None:
+    if isinstance(choice, bool) or choice not in CHOICES:
+        raise ValidationError("Choice must be -1 (left), 0 (same) or 1 (right).", code="bad_choice")
+    if strength is not None and (isinstance(strength, bool) or strength not in (1, 2, 3)):
+        raise ValidationError("Strength must be 1, 2 or 3.", code="bad_strength")
+
+
+def _replayed(token: str, assessor: PrefAssessor) -> PrefJudgment | None:
+    judgment = PrefJudgment.objects.filter(client_token=token).first()
+    if judgment is None:
+        revision = PrefRevision.objects.filter(client_token=token).select_related("judgment").first()
+        judgment = revision.judgment if revision else None
+    if judgment is not None and judgment.assessor_id != assessor.pk:
+        raise ValidationError("This client token was used by someone else.", code="token_reused")
+    return judgment
+
+
+def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, strength: int | None = None,
+                    comment: str = "", seconds: float = 0.0, token: str, now=None) -> PrefJudgment:
+    """Record (or revise) the assessor's answer on the item and return it.
+
+    A token already seen returns its judgment unchanged (a retried request). A new answer needs
+    a live lease or an existing judgment (a revision); otherwise it is refused, so nobody can
+    judge items they were not given. The item row is locked while counting, as in judging.
+    """
+    _validate(choice, strength)
+    if not token or len(token) > 64:
+        raise ValidationError("A client token is required.", code="no_token")
+    now = now or timezone.now()
+    with transaction.atomic():
+        replay = _replayed(token, assessor)
+        if replay is not None:
+            return replay
+        item = PrefItem.objects.select_for_update().get(pk=item.pk, campaign_id=assessor.campaign_id)
+        existing = PrefJudgment.objects.select_for_update().filter(item=item, assessor=assessor).first()
+        seconds = clamp_seconds(seconds)
+        if existing is not None:
+            PrefRevision.objects.create(judgment=existing, old_choice=existing.choice, new_choice=choice,
+                                        client_token=token, active_seconds=seconds)
+            existing.choice, existing.outcome = choice, outcome_of(choice, item.left_is_a)
+            existing.strength, existing.comment = strength, comment[:5000]
+            existing.active_seconds += seconds
+            existing.revision_count += 1
+            existing.save()
+            return existing
+        lease = PrefLease.objects.filter(item=item, assessor=assessor, expires_at__gt=now)
+        if not lease.exists():
+            raise ValidationError("This item is not leased to you (it may have expired).", code="no_lease")
+        if item.judgment_count >= item.required_judgments and not item.is_gold:
+            raise ValidationError("This item has all its judgments.", code="full")
+        judgment = PrefJudgment.objects.create(item=item, assessor=assessor, choice=choice,
+                                               outcome=outcome_of(choice, item.left_is_a), strength=strength,
+                                               comment=comment[:5000], active_seconds=seconds, client_token=token)
+        PrefItem.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
+        lease.delete()
+        return judgment
+
+
+def gold_accuracy(*, assessor: PrefAssessor) -> tuple[int, int]:
+    """Return (correct, answered) on gold items: correct means system A (the intact side) won."""
+    gold = PrefJudgment.objects.filter(assessor=assessor, item__is_gold=True)
+    return gold.filter(outcome=1).count(), gold.count()

@@ -1,0 +1,14 @@
+"""Preference judging pages (side-by-side and document-pair campaigns)."""
+from django.urls import path
+
+from preferences import views
+
+urlpatterns = [
+    path("c/<slug:slug>/preferences/", views.campaign_list, name="pref-campaign-list"),
+    path("c/<slug:slug>/preferences/new/", views.campaign_new, name="pref-campaign-new"),
+    path("preferences/<int:campaign_id>/", views.campaign_results, name="pref-campaign-results"),
+    path("preferences/<int:campaign_id>/prefs.txt", views.campaign_export, name="pref-campaign-export"),
+    path("preferences/<int:campaign_id>/judge/", views.judge, name="pref-judge"),
+    path("pcrowd/<str:token>/", views.crowd_entry, name="pref-crowd"),
+    path("pcrowd/<str:token>/judge/", views.crowd_judge, name="pref-crowd-judge"),
+]

@@ -1,0 +1,135 @@
+"""Preference pages: leads' campaign list/new/results/export; assessors' and crowd workers' judging page."""
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from collections_app.access import collection_for_user
+from preferences import access
+from preferences.forms import CampaignForm
+from preferences.models import PrefAssessor, PrefCampaign, PrefItem
+from preferences.panels import item_view
+from preferences.services import allocation, crowd, export, judgments, results
+from preferences.services.campaigns import doc_pair_create, side_by_side_create
+
+OPTIONS = ("gold_rate", "lease_seconds", "crowd_enabled", "crowd_completion_code")
+
+
+@login_required
+def campaign_list(request, slug):
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    return render(request, "preferences/campaign_list.html", {
+        "collection": collection, "campaigns": collection.pref_campaigns.all()})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_new(request, slug):
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    form = CampaignForm(request.POST or None, collection=collection)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        common = dict(collection=collection, name=d["name"], judgments_per_item=d["judgments_per_item"],
+                      seed=d["seed"], assessors=d["assessors"], user=request.user,
+                      **{k: d[k] for k in OPTIONS})
+        try:
+            if d["kind"] == PrefCampaign.Kind.SIDE_BY_SIDE:
+                campaign = side_by_side_create(run_a=d["run_a"], run_b=d["run_b"], topics=d["topics"],
+                                               gold_topics=d["gold_topics"], depth=d["depth"], **common)
+            else:
+                campaign = doc_pair_create(pairs=d["pair_list"], **common)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return redirect("pref-campaign-results", campaign_id=campaign.pk)
+    return render(request, "preferences/campaign_new.html", {"collection": collection, "form": form})
+
+
+@login_required
+def campaign_results(request, campaign_id):
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    crowd_url = (request.build_absolute_uri(reverse("pref-crowd", args=[campaign.crowd_token]))
+                 if campaign.crowd_enabled else "")
+    return render(request, "preferences/campaign_results.html", {
+        "campaign": campaign, "r": results.campaign_results(campaign), "crowd_url": crowd_url,
+        "assessors": [(a, *judgments.gold_accuracy(assessor=a), a.judgments.count())
+                      for a in campaign.assessors.select_related("user")]})
+
+
+@login_required
+def campaign_export(request, campaign_id):
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    if campaign.kind != PrefCampaign.Kind.DOC_PAIR:
+        raise Http404("Only document-pair campaigns export preference qrels.")
+    body = "\n".join(export.prefs_lines(campaign)) + "\n"
+    response = HttpResponse(body, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="prefs-{campaign.pk}.txt"'
+    return response
+
+
+def _judge(request, assessor: PrefAssessor, here: str):
+    """Shared GET/POST of the judging page for experts and crowd workers."""
+    error = ""
+    if request.method == "POST":
+        item = PrefItem.objects.filter(pk=request.POST.get("item"), campaign=assessor.campaign).first()
+        if item is None:
+            raise Http404("No such item.")
+        try:
+            strength = int(request.POST["strength"]) if request.POST.get("strength") else None
+            judgments.judgment_submit(assessor=assessor, item=item, choice=int(request.POST.get("choice", "x")),
+                                      strength=strength, comment=request.POST.get("comment", ""),
+                                      seconds=request.POST.get("seconds", 0), token=request.POST.get("token", ""))
+        except (ValueError, ValidationError) as exc:
+            error = "; ".join(getattr(exc, "messages", [str(exc)]))
+        else:
+            return redirect(here)
+    item = allocation.item_next(assessor=assessor)
+    if item is None and assessor.kind == PrefAssessor.Kind.CROWD and assessor.judgments.exists():
+        return render(request, "preferences/crowd_complete.html", {"code": crowd.crowd_complete(assessor=assessor)})
+    context = {"campaign": assessor.campaign, "done": assessor.judgments.count(), "error": error,
+               "token": uuid.uuid4().hex, "action": here}
+    if item is not None:
+        context.update(item_view(item))
+    return render(request, "preferences/judge.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def judge(request, campaign_id):
+    campaign = access.campaign_for_user(request.user, campaign_id)
+    assessor = access.assessor_for_user(campaign=campaign, user=request.user)
+    return _judge(request, assessor, reverse("pref-judge", args=[campaign.pk]))
+
+
+@require_http_methods(["GET", "POST"])
+def crowd_entry(request, token):
+    """Open a study link: identify the worker (Prolific/MTurk ids) and ask for consent."""
+    campaign = PrefCampaign.objects.filter(crowd_token=token, crowd_enabled=True).first()
+    if campaign is None:
+        raise Http404("No such study.")
+    key_name = access.session_key_name(campaign)
+    if request.method == "POST":
+        assessor = access.crowd_assessor(request, token)
+        if request.POST.get("consent") == "yes":
+            crowd.crowd_consent(assessor=assessor)
+            return redirect("pref-crowd-judge", token=token)
+        return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "declined": True})
+    assessor = crowd.crowd_join(campaign=campaign, params=request.GET, session_key=request.session.get(key_name))
+    if assessor is None:
+        return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "preview": True})
+    request.session[key_name] = assessor.session_key
+    return render(request, "preferences/crowd_consent.html", {"campaign": campaign})
+
+
+@require_http_methods(["GET", "POST"])
+def crowd_judge(request, token):
+    assessor = access.crowd_assessor(request, token)
+    if assessor.consented_at is None:
+        return redirect("pref-crowd", token=token)
+    return _judge(request, assessor, reverse("pref-crowd-judge", args=[token]))

@@ -1,0 +1,70 @@
+"""Many assessors claiming preference items at once, over parallel PostgreSQL connections.
+
+Checks the lease invariant directly: while everyone holds the item they were just given, no
+item has more live leases + judgments than r, and at the end each item has exactly r
+judgments, none twice by one assessor. PostgreSQL only (SQLite serializes writers).
+"""
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import Counter
+
+import pytest
+from django.db import connection, connections
+
+from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
+from preferences.services.allocation import item_next
+from preferences.services.judgments import judgment_submit
+from tests.conftest import make_user
+
+THREADS = 16
+R = 2
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs row locks and parallel connections"),
+]
+
+
+def test_parallel_claims_respect_overlap_and_never_double_judge(collection, sbs):
+    topics, run_a, run_b = sbs
+    campaign = PrefCampaign.objects.create(collection=collection, name="race", kind="sbs", run_a=run_a,
+                                           run_b=run_b, judgments_per_item=R)
+    for n in range(12):
+        PrefItem.objects.create(campaign=campaign, topic=topics[n % 4], position=n + 1, a_docnos=["T1-D1"],
+                                b_docnos=["T1-D2"], left_is_a=bool(n % 2), required_judgments=R)
+    ids = [PrefAssessor.objects.create(campaign=campaign, kind="expert", user=make_user(f"p{i}")).pk
+           for i in range(THREADS)]
+    start = threading.Barrier(THREADS)
+    errors: list[BaseException] = []
+    handed = Counter()
+    lock = threading.Lock()
+
+    def work(assessor_id):
+        try:
+            assessor = PrefAssessor.objects.select_related("campaign").get(pk=assessor_id)
+            start.wait(timeout=60)
+            for _ in range(50):
+                item = item_next(assessor=assessor)
+                if item is None:
+                    return
+                with lock:
+                    handed[(item.pk, assessor_id)] += 1
+                judgment_submit(assessor=assessor, item=item, choice=0, token=uuid.uuid4().hex)
+        except BaseException as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in ids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors[:3]
+    assert all(n == 1 for n in handed.values())
+    per_item = Counter(PrefJudgment.objects.values_list("item_id", flat=True))
+    assert len(per_item) == 12 and set(per_item.values()) == {R}
+    assert PrefJudgment.objects.values("item_id", "assessor_id").distinct().count() == 12 * R
+    assert set(PrefItem.objects.values_list("judgment_count", flat=True)) == {R}
