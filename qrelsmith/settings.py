@@ -39,6 +39,8 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "collections_app",
     "judging",
+    "evaluation",
+    "preferences",
 ]
 
 MIDDLEWARE = [

@@ -12,6 +12,11 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("collections_app.api_urls")),
     path("api/", include("judging.api_urls")),
+    path("api/", include("evaluation.api_urls")),
+    path("api/", include("preferences.api_urls")),
     path("", include("judging.urls")),
+    path("", include("judging.urls_adaptive")),
+    path("", include("evaluation.urls")),
+    path("", include("preferences.urls")),
     path("", include("collections_app.urls")),
 ]
