@@ -60,4 +60,5 @@ def collection_for_user(
         raise Http404("No such collection.")
     if lead_only and role != Role.LEAD:
         raise PermissionDenied("Only the collection's leads may do this.")
+    collection.viewer_role = role  # lets templates (navigation) show lead-only links without asking again
     return collection

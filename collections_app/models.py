@@ -260,6 +260,7 @@ class Job(models.Model):
         RUNS = "runs", "Import runs"
         QRELS = "qrels", "Import qrels"
         POOL = "pool", "Build pool"
+        SIMULATE = "simulate", "Budget planner simulation"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

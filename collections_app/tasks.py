@@ -155,7 +155,7 @@ def _build_pool(job: Job, progress: _ProgressRecorder) -> dict:
         }
     allowed = {
         "name", "strategy", "depth", "budget", "fusion", "order", "seed", "run_tags",
-        "max_runs_per_group", "exclude_judged",
+        "max_runs_per_group", "exclude_judged", "strata",
     }
     kwargs = {key: value for key, value in job.parameters.items() if key in allowed}
     pool = pool_build(collection=job.collection, user=job.created_by, progress=progress, **kwargs)

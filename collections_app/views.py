@@ -109,12 +109,7 @@ def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
     tags = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", flat=True))
     form = forms.PoolBuildForm(request.POST if request.method == "POST" else None, run_tags=tags)
     if request.method == "POST" and form.is_valid():
-        if form.cleaned_data["strategy"] == "sample":
-            from collections_app.simulation.tasks import sampled_pool_start
-
-            job = sampled_pool_start(collection=collection, parameters=form.parameters(), user=request.user)
-        else:
-            job = job_start(collection=collection, kind=Job.Kind.POOL, parameters=form.parameters(), user=request.user)
+        job = job_start(collection=collection, kind=Job.Kind.POOL, parameters=form.parameters(), user=request.user)
         return redirect("job-detail", slug=collection.slug, pk=job.pk)
     return render(request, "collections_app/pool_build.html", {"collection": collection, "form": form})
 

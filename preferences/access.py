@@ -51,3 +51,12 @@ def crowd_assessor(request, token: str) -> PrefAssessor:
     if assessor is None:
         raise Http404("Open the study link first.")
     return assessor
+
+
+def campaigns_for_assessor(user):
+    """Return the active preference campaigns the user judges in as an expert, newest first."""
+    if not getattr(user, "is_authenticated", False):
+        return PrefCampaign.objects.none()
+    return (PrefCampaign.objects.filter(assessors__user=user, assessors__kind=PrefAssessor.Kind.EXPERT,
+                                        status=PrefCampaign.Status.ACTIVE, collection__memberships__user=user)
+            .select_related("collection").distinct().order_by("-pk"))

@@ -19,7 +19,7 @@ from . import report
 from .service import planner_run
 
 logger = logging.getLogger(__name__)
-KIND = "simulate"
+KIND = Job.Kind.SIMULATE
 
 
 def planner_start(*, collection: Collection, parameters: dict, user=None) -> Job:
@@ -59,42 +59,4 @@ def planner_job(job_id: int) -> str:
         return Job.Status.FAILED
     Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED, result=json.loads(report.as_json(result)),
                                          progress_done=len(done), finished_at=timezone.now())
-    return Job.Status.SUCCEEDED
-
-
-def sampled_pool_start(*, collection: Collection, parameters: dict, user=None) -> Job:
-    """Record a pool job for a sampled pool and enqueue ``sampled_pool_job``.
-
-    ``collections_app.tasks`` passes only the older pool options through to ``pool_build``
-    (``strata`` is not among them), so sampled pools use this task; the job row, its kind
-    (``pool``) and its result look exactly like any other pool build's.
-    """
-    job = Job.objects.create(collection=collection, kind=Job.Kind.POOL, parameters=parameters, created_by=user)
-    result = sampled_pool_job.enqueue(job.pk)
-    Job.objects.filter(pk=job.pk, task_id="").update(task_id=str(result.id))
-    job.refresh_from_db()
-    return job
-
-
-@task()
-def sampled_pool_job(job_id: int) -> str:
-    """Build one sampled pool, recording the outcome on its job row."""
-    from collections_app.services.pools import pool_build
-
-    job = Job.objects.select_related("collection", "created_by").get(pk=job_id)
-    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now())
-    allowed = {"name", "strategy", "seed", "run_tags", "max_runs_per_group", "exclude_judged", "strata", "order"}
-    kwargs = {key: value for key, value in job.parameters.items() if key in allowed}
-    try:
-        pool = pool_build(collection=job.collection, user=job.created_by, **kwargs)
-    except ValidationError as exc:
-        Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED, errors=exc.messages,
-                                             error_code=getattr(exc, "code", "") or "invalid",
-                                             finished_at=timezone.now())
-        return Job.Status.FAILED
-    pairs = pool.pairs.count()
-    Job.objects.filter(pk=job.pk).update(
-        status=Job.Status.SUCCEEDED, finished_at=timezone.now(),
-        result={"summary": f"pool {pool.name}: {pairs} pairs (sampled)", "pool_id": pool.pk,
-                "pool_name": pool.name, "pairs": pairs})
     return Job.Status.SUCCEEDED

@@ -11,6 +11,7 @@ from judging.access import assessor_for_user, campaign_for_user, campaigns_for_a
 from judging.models import Assessor
 from judging.selectors import progress_for_assessor
 from judging.views import workspace
+from preferences.access import campaigns_for_assessor as pref_campaigns_for_assessor
 
 
 def _assessor(request: HttpRequest, campaign_id: int) -> Assessor:
@@ -21,7 +22,7 @@ def _assessor(request: HttpRequest, campaign_id: int) -> Assessor:
 
 @login_required
 def my_campaigns(request: HttpRequest) -> HttpResponse:
-    """List the active campaigns I judge in, with my progress in each."""
+    """List the active campaigns I judge in, with my progress in each, and my preference campaigns."""
     campaigns = campaigns_for_assessor(request.user).select_related("collection")
     assessors = {
         a.campaign_id: a
@@ -32,7 +33,8 @@ def my_campaigns(request: HttpRequest) -> HttpResponse:
         assessor = assessors.get(campaign.pk)
         progress = progress_for_assessor(assessor=assessor) if assessor else {"done": 0, "assigned": 0}
         rows.append({"campaign": campaign, "progress": progress})
-    return render(request, "judging/my_campaigns.html", {"rows": rows})
+    preference_campaigns = pref_campaigns_for_assessor(request.user)
+    return render(request, "judging/my_campaigns.html", {"rows": rows, "preference_campaigns": preference_campaigns})
 
 
 @login_required

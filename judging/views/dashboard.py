@@ -21,6 +21,7 @@ from judging import charts
 from judging.dashboard.choices import CHOICES, choice
 from judging.dashboard.selectors import campaign_dashboard, collection_overview
 from judging.models import Campaign
+from judging.services.adaptive import stopping_table
 from judging.services.rejudge import rejudge_history, rejudge_request
 from judging.views.lead import _lead_campaign
 
@@ -72,6 +73,7 @@ def campaign_dashboard_page(request: HttpRequest, slug: str, campaign_id: int) -
         "collection": campaign.collection, "campaign": campaign, "data": data, "options": options,
         "choices": CHOICES.values(), "rejudge_token": secrets.token_urlsafe(16),
         "leaderboard_url": _leaderboard_url(slug), "history": rejudge_history(campaign=campaign)[:10],
+        "stopping": stopping_table(campaign),
         "heatmap": charts.heatmap(matrix["names"], values, counts=counts, hrefs=hrefs,
                                   title=f"Pairwise {stat.label}"),
         "topic_chart": charts.bars([f"{t['qid']} {t['title']}" for t in topics], [t["value"] for t in topics],

@@ -219,3 +219,20 @@ def test_loaded_arrays_match_the_rows(judged):
     assert [qid for qid, _ in data.topics] == ["401", "402", "403", "404"]
     assert data.item_topic.tolist() == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
     assert np.isnan(data.gold_grade).all() and not data.is_gold.any()
+
+
+def test_dashboard_shows_relevant_found_and_remaining_per_topic(client, make_campaign, alice, bob, lead, collection):
+    campaign = make_campaign(assessors=[alice, bob], overlap="replicate", judgments_per_pair=2)
+    judge_all(campaign, [alice], {"alice": GRADES["alice"][:7]})  # topic 401 done, 402 two of five
+    client.force_login(lead)
+    html = client.get(url("campaign-dashboard", campaign)).content.decode()
+    table = html[html.index('id="stopping"'):]
+    table = table[:table.index("</table>")]
+    rows = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>\s*<td>(.*?)</td></tr>", table)
+    threshold = collection.relevant_threshold
+    found_401 = sum(g >= threshold for g in GRADES["alice"][:5])
+    found_402 = sum(g >= threshold for g in GRADES["alice"][5:7])
+    assert rows[0][:4] == ("401", "5", str(found_401), "0") and rows[0][4].startswith("0.0 (0.0")
+    assert rows[1][:4] == ("402", "2", str(found_402), "3") and "not enough judgments" in rows[1][4]
+    assert [r[0] for r in rows] == ["401", "402", "403", "404"]
+    assert reverse("campaign-stopping", args=[collection.slug, campaign.pk]) in html
