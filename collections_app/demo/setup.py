@@ -36,6 +36,8 @@ class DemoReport:
 
 
 CAMPAIGN_NAME = "Demo judging"
+PREFERENCE_NAME = "Demo side by side: bm25-td vs tfidf-t"
+PREFERENCE_RUNS = ("bm25-td", "tfidf-t")
 
 
 def demo_setup(*, seed: int = 42, num_documents: int = 1200, num_topics: int = 10, depth: int = 100,
@@ -67,6 +69,7 @@ def demo_setup(*, seed: int = 42, num_documents: int = 1200, num_topics: int = 1
             _load(collection=collection, data=data, tmp=Path(tmp), depth=depth, seed=seed,
                   lead=users["lead"], report=report)
     _ensure_campaign(collection=collection, users=users, report=report)
+    _ensure_preference_campaign(collection=collection, users=users, report=report)
     return report
 
 
@@ -88,6 +91,22 @@ def _ensure_campaign(*, collection: Collection, users: dict, report: DemoReport)
         crowd_enabled=True, crowd_batch_size=10,
     )
     report.steps.append(f"campaign {campaign.name}: {campaign.items.count()} items for alice and bob")
+
+
+def _ensure_preference_campaign(*, collection: Collection, users: dict, report: DemoReport) -> None:
+    """Start a side-by-side study of two demo runs over every topic, judged by alice and bob."""
+    from preferences.models import PrefCampaign
+    from preferences.services.campaigns import side_by_side_create
+
+    if PrefCampaign.objects.filter(collection=collection, name=PREFERENCE_NAME).exists():
+        return
+    run_a, run_b = (collection.runs.get(tag=tag) for tag in PREFERENCE_RUNS)
+    campaign = side_by_side_create(
+        collection=collection, name=PREFERENCE_NAME, run_a=run_a, run_b=run_b,
+        topics=collection.topics.order_by("qid"), judgments_per_item=2, seed=0,
+        assessors=[users["alice"], users["bob"]], user=users["lead"],
+    )
+    report.steps.append(f"preference campaign {campaign.name}: {campaign.items.count()} topics for alice and bob")
 
 
 def _load(*, collection, data, tmp: Path, depth: int, seed: int, lead, report: DemoReport) -> None:

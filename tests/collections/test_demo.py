@@ -7,6 +7,7 @@ from django.core.management import call_command
 from collections_app.demo import corpus, retrieval
 from collections_app.models import Collection, Pool, QrelsSet, Run
 from judging.models import Campaign, Item
+from preferences.models import PrefCampaign
 
 
 def test_the_corpus_is_the_same_for_the_same_seed_and_differs_for_another():
@@ -68,13 +69,16 @@ def test_demo_setup_loads_runs_a_pool_and_qrels_and_is_idempotent(capsys):
     assert pool.frozen and campaign.pool_id == pool.pk
     assert set(campaign.assessors.values_list("user__username", flat=True)) == {"alice", "bob"}
     assert campaign.items.filter(is_gold=True).exists() and campaign.items.filter(required_judgments=2).exists()
+    study = PrefCampaign.objects.get(collection=demo)
+    assert study.kind == "sbs" and (study.run_a.tag, study.run_b.tag) == ("bm25-td", "tfidf-t")
+    assert study.items.count() == 10 and set(study.assessors.values_list("user__username", flat=True)) == {"alice", "bob"}
 
     snapshot = (Run.objects.count(), Pool.objects.count(), pool.pairs.count(), demo.documents.count(),
-                Campaign.objects.count(), Item.objects.count())
+                Campaign.objects.count(), Item.objects.count(), PrefCampaign.objects.count())
     call_command("demo_setup", "--documents", "300")
     second = capsys.readouterr().out
     assert (Run.objects.count(), Pool.objects.count(), pool.pairs.count(), demo.documents.count(),
-            Campaign.objects.count(), Item.objects.count()) == snapshot
+            Campaign.objects.count(), Item.objects.count(), PrefCampaign.objects.count()) == snapshot
     assert "nothing changed" in second
     assert second.split("Accounts")[1] == first.split("Accounts")[1]
 
