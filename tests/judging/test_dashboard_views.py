@@ -236,3 +236,11 @@ def test_dashboard_shows_relevant_found_and_remaining_per_topic(client, make_cam
     assert rows[1][:4] == ("402", "2", str(found_402), "3") and "not enough judgments" in rows[1][4]
     assert [r[0] for r in rows] == ["401", "402", "403", "404"]
     assert reverse("campaign-stopping", args=[collection.slug, campaign.pk]) in html
+
+
+def test_a_campaign_nobody_has_judged_says_so_instead_of_drawing_empty_charts(client, make_campaign, lead):
+    campaign = make_campaign()
+    client.force_login(lead)
+    html = client.get(url("campaign-dashboard", campaign)).content.decode()
+    assert 'id="heatmap-empty"' in html and 'id="time-chart-empty"' in html
+    assert 'id="heatmap"' not in html and 'id="topic-chart"' not in html and "No pair judged twice yet." in html
