@@ -1,13 +1,11 @@
 """The agreement statistics a lead can pick on the dashboard, and how each is computed.
 
 The heatmap compares two assessors at a time, so every statistic is computed pairwise
-exactly as named. Per-topic and over-time values pool all assessors of a group of items;
-the two-rater statistics (percent agreement, Cohen's κ, Scott's π) are then replaced by their
-multi-rater counterpart, named on the page: observed agreement over label pairs for percent,
-Fleiss' κ (Scott's π generalised) for unweighted Cohen/Scott, Krippendorff's α ordinal for
-linear weights and α interval for quadratic weights (quadratic-weighted κ and interval α
-coincide asymptotically). A mean of per-pair values inside each topic would cost 190 pair
-computations per topic for 20 assessors and rest on a handful of shared items per pair.
+exactly as named. Per-topic, over-time and overall values pool all assessors of a group of
+items: the two-assessor statistics (percent agreement, Cohen's κ unweighted or weighted,
+Scott's π) become their mean over every assessor pair sharing at least two items of the
+group — Light's κ for Cohen's κ (judging.agreement_mean_pairwise), named on the page — and
+the many-assessor statistics (Fleiss, Krippendorff, Gwet) are computed on the group directly.
 """
 from __future__ import annotations
 
@@ -31,14 +29,15 @@ def _c(key, label, pair, group=None, group_label=None):
 
 
 CHOICES: dict[str, StatChoice] = {c.key: c for c in (
-    _c("cohen", "Cohen's κ", {"statistic": "cohen"}, {"statistic": "fleiss"}, "Fleiss' κ"),
+    _c("cohen", "Cohen's κ", {"statistic": "cohen"}, {"mean_pairwise": "cohen"},
+       "Mean pairwise Cohen's κ (Light's κ)"),
     _c("cohen_linear", "Cohen's κ, linear weights", {"statistic": "cohen", "weights": "linear"},
-       {"statistic": "krippendorff", "level": "ordinal"}, "Krippendorff's α (ordinal)"),
+       {"mean_pairwise": "cohen", "weights": "linear"}, "Mean pairwise linear-weighted Cohen's κ"),
     _c("cohen_quadratic", "Cohen's κ, quadratic weights", {"statistic": "cohen", "weights": "quadratic"},
-       {"statistic": "krippendorff", "level": "interval"}, "Krippendorff's α (interval)"),
-    _c("scott", "Scott's π", {"statistic": "scott"}, {"statistic": "fleiss"}, "Fleiss' κ"),
-    _c("percent", "Percent agreement", {"statistic": "percent"}, {"statistic": "fleiss", "observed": True},
-       "Observed agreement (share of agreeing label pairs)"),
+       {"mean_pairwise": "cohen", "weights": "quadratic"}, "Mean pairwise quadratic-weighted Cohen's κ"),
+    _c("scott", "Scott's π", {"statistic": "scott"}, {"mean_pairwise": "scott"}, "Mean pairwise Scott's π"),
+    _c("percent", "Percent agreement", {"statistic": "percent"}, {"mean_pairwise": "percent"},
+       "Mean pairwise percent agreement"),
     _c("fleiss", "Fleiss' κ", {"statistic": "fleiss"}),
     _c("alpha_nominal", "Krippendorff's α (nominal)", {"statistic": "krippendorff", "level": "nominal"}),
     _c("alpha_ordinal", "Krippendorff's α (ordinal)", {"statistic": "krippendorff", "level": "ordinal"}),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judging.agreement import RatingTable, agreement, binarize_table, pairwise_matrix
+from judging.agreement_mean_pairwise import mean_pairwise
 from judging.dashboard.choices import StatChoice
 
 FAST_SECONDS = 3.0
@@ -135,22 +136,29 @@ def _subtable(table: RatingTable, rows: np.ndarray) -> RatingTable:
 def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boot: int = 0) -> dict:
     """Return the choice's per-group statistic over the given table rows: {"value", "n_items", "reason"}.
 
-    With ``n_boot`` > 0 also "ci_low"/"ci_high": a 95 % bootstrap interval over items (seed 0),
-    None for the observed-agreement form, which has no interval of its own.
+    Two-assessor statistics give their mean over assessor pairs (Light's κ for Cohen's κ; see
+    judging.agreement_mean_pairwise). With ``n_boot`` > 0 also "ci_low"/"ci_high": a 95 %
+    bootstrap interval over items (seed 0).
     """
     rows = rows[(table.positions[rows] >= 0).sum(axis=1) >= 2]
     if rows.size == 0:
         out = {"value": None, "n_items": 0, "reason": "no pair judged twice"}
         return {**out, "ci_low": None, "ci_high": None} if n_boot else out
     options = dict(stat.group)
-    observed = options.pop("observed", False)
-    ci = "bootstrap" if n_boot and not observed else None
+    if "mean_pairwise" in options:
+        [result] = mean_pairwise(_subtable(table, rows), statistic=options["mean_pairwise"],
+                                 weights=options.get("weights"), min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
+        out = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
+        if n_boot:
+            out.update(ci_low=result.ci_low, ci_high=result.ci_high)
+        return out
+    ci = "bootstrap" if n_boot else None
     result = agreement(_subtable(table, rows), categories=table.categories, ci=ci, n_boot=max(n_boot, 1), seed=0,
                        **options)
-    value = result.raw_agreement if observed else result.value
-    out = {"value": value, "n_items": int(rows.size), "reason": None if value is not None else result.undefined_reason}
+    out = {"value": result.value, "n_items": int(rows.size),
+           "reason": None if result.value is not None else result.undefined_reason}
     if n_boot:
-        out.update(ci_low=result.ci_low if ci else None, ci_high=result.ci_high if ci else None)
+        out.update(ci_low=result.ci_low, ci_high=result.ci_high)
     return out
 
 

@@ -71,13 +71,18 @@ def test_group_values_match_the_statistics_directly():
     triples = [(i, r, g) for i, r, g, _, _ in judgments]
     fleiss = agreement(triples, statistic="fleiss", categories=[0, 1, 2, 3], ci=None)
     all_rows = np.arange(6)
-    assert compute.group_value(table, all_rows, choice("cohen"))["value"] == pytest.approx(fleiss.value)
-    # percent → the share of agreeing label pairs per item, averaged (Fleiss' observed agreement)
-    pairs = [(x, y) for x, y, z in zip(a, b, c) for x, y in ((x, y), (x, z), (y, z))]
-    share = sum(x == y for x, y in pairs) / len(pairs)
+    assert compute.group_value(table, all_rows, choice("fleiss"))["value"] == pytest.approx(fleiss.value)
+    # two-assessor statistics → their mean over the three assessor pairs (Light's κ for Cohen's κ)
+    pairs = ((a, b), (a, c), (b, c))
+    light = np.mean([cohen_kappa(x, y, categories=[0, 1, 2, 3], ci=None).value for x, y in pairs])
+    assert compute.group_value(table, all_rows, choice("cohen"))["value"] == pytest.approx(light)
+    share = np.mean([np.mean(np.equal(x, y)) for x, y in pairs])
     assert compute.group_value(table, all_rows, choice("percent"))["value"] == pytest.approx(share)
+    quadratic = np.mean([cohen_kappa(x, y, categories=[0, 1, 2, 3], weights="quadratic", ci=None).value
+                         for x, y in pairs])
+    assert compute.group_value(table, all_rows, choice("cohen_quadratic"))["value"] == pytest.approx(quadratic)
     alpha = agreement(triples, statistic="krippendorff", level="interval", categories=[0, 1, 2, 3], ci=None)
-    assert compute.group_value(table, all_rows, choice("cohen_quadratic"))["value"] == pytest.approx(alpha.value)
+    assert compute.group_value(table, all_rows, choice("alpha_interval"))["value"] == pytest.approx(alpha.value)
     topics = compute.per_topic(table, row_topic, data.topics, choice("fleiss"))
     assert [t["qid"] for t in topics] == ["401", "402"] and all(t["n_items"] == 3 for t in topics)
     matrix = compute.pairwise(table, choice("cohen_linear"))
