@@ -25,6 +25,7 @@ from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Campaign, Item, Judgment, QrelsVersion
 from judging.services.allocation import item_next
 from judging.services.judgments import judgment_previous, judgment_submit
+from judging.services.prels import campaign_prels
 from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
 from judging.services.rejudge import rejudge_request
 
@@ -238,6 +239,25 @@ class QrelsDownload(CampaignScoped, APIView):
         response = HttpResponse(version.content, content_type="text/plain; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{campaign.collection.slug}-qrels-v{number}.txt"'
         response["X-Checksum-SHA256"] = version.checksum
+        return response
+
+
+class PrelsDownload(CampaignScoped, APIView):
+    """Download the prels of a campaign on a sampled pool under ?rule= (lead only; 400 not_sampled otherwise).
+
+    One line per pooled document, ``qid docno grade stratum prob``: grade -1 for a document the
+    sample did not draw or that is not judged yet. The input of infAP, xinfAP and infNDCG.
+    """
+
+    @extend_schema(parameters=[serializers.PrelsQuerySerializer], responses={(200, "text/plain"): str})
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        campaign = self.campaign(lead_only=True)
+        query = serializers.PrelsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rule = query.validated_data["rule"]
+        prels = campaign_prels(campaign=campaign, rule=rule)
+        response = HttpResponse(prels.text, content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-prels-{rule}.txt"'
         return response
 
 

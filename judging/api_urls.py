@@ -17,5 +17,6 @@ urlpatterns = [
     path(prefix + "adjudications/", api.Adjudicate.as_view(), name="api-campaign-adjudicate"),
     path(prefix + "qrels/", api.QrelsVersions.as_view(), name="api-campaign-qrels"),
     path(prefix + "qrels/<int:number>/", api.QrelsDownload.as_view(), name="api-campaign-qrels-download"),
+    path(prefix + "prels/", api.PrelsDownload.as_view(), name="api-campaign-prels"),
     path(prefix + "export/<str:fmt>/", api.JudgmentsExport.as_view(), name="api-campaign-export"),
 ]

@@ -71,6 +71,12 @@ class FreezeSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
+class PrelsQuerySerializer(serializers.Serializer):
+    rule = serializers.ChoiceField(choices=QrelsVersion.Rule.choices, required=False,
+                                   default=QrelsVersion.Rule.ADJUDICATED,
+                                   help_text="Final-label rule for the judged documents (default adjudicated).")
+
+
 class QrelsVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username")
 

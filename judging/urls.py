@@ -29,5 +29,6 @@ urlpatterns = [
     path(campaign + "qrels/", lead.campaign_qrels, name="campaign-qrels"),
     path(campaign + "qrels/v<int:number>.txt", lead.qrels_download, name="campaign-qrels-download"),
     path(campaign + "final-labels.csv", lead.final_labels_download, name="campaign-final-labels"),
+    path(campaign + "prels.txt", lead.prels_download, name="campaign-prels-download"),
     path(campaign + "judgments.<str:fmt>", lead.judgments_download, name="campaign-judgments-export"),
 ]

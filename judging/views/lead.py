@@ -11,11 +11,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from collections_app.access import collection_for_user
+from collections_app.models import Pool
 from judging import forms
 from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
 from judging.selectors import campaign_progress, conflicts
 from judging.services.campaigns import campaign_create
+from judging.services.prels import campaign_prels
 from judging.services.qrels import RULES, adjudicate, final_labels_csv, judgments_export, qrels_freeze
 
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
@@ -166,7 +168,7 @@ def campaign_qrels(request: HttpRequest, slug: str, campaign_id: int) -> HttpRes
             comparison = _compare(pair[int(a)], pair[int(b)])
     return render(request, "judging/campaign_qrels.html", {
         "collection": campaign.collection, "campaign": campaign, "form": form, "versions": versions,
-        "comparison": comparison,
+        "comparison": comparison, "sampled": campaign.pool.strategy == Pool.Strategy.SAMPLE,
     })
 
 
@@ -203,4 +205,26 @@ def final_labels_download(request: HttpRequest, slug: str, campaign_id: int) -> 
         raise Http404("Unknown rule.")
     response = HttpResponse(final_labels_csv(campaign=campaign, rule=rule), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-final-labels-{rule}.csv"'
+    return response
+
+
+@login_required
+@require_GET
+def prels_download(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """Download the prels (``qid docno grade stratum prob``) of a campaign on a sampled pool under ?rule=.
+
+    A campaign on another kind of pool (or whose pool's runs changed) is sent back to the
+    qrels page with the reason, rather than to a bare error page.
+    """
+    campaign = _lead_campaign(request, slug, campaign_id)
+    rule = request.GET.get("rule", QrelsVersion.Rule.ADJUDICATED)
+    if rule not in RULES:
+        raise Http404("Unknown rule.")
+    try:
+        prels = campaign_prels(campaign=campaign, rule=rule)
+    except ValidationError as error:
+        messages.error(request, "; ".join(error.messages))
+        return redirect("campaign-qrels", slug=slug, campaign_id=campaign.pk)
+    response = HttpResponse(prels.text, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-prels-{rule}.txt"'
     return response

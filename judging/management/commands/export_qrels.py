@@ -1,4 +1,5 @@
-"""Print (or write) a collection's qrels: a campaign's current final labels, a frozen version, or every judgment."""
+"""Print (or write) a collection's qrels: a campaign's current final labels, a frozen version, every judgment,
+or the prels of a campaign on a sampled pool."""
 from __future__ import annotations
 
 import sys
@@ -8,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from collections_app.models import Collection
 from judging.models import Campaign, QrelsVersion
+from judging.services.prels import campaign_prels
 from judging.services.qrels import RULES, final_labels, judgments_export, qrels_text
 
 
@@ -15,7 +17,8 @@ class Command(BaseCommand):
     help = (
         "Export qrels of a collection in TREC format (qid 0 docno grade): a campaign's final labels under a "
         "rule (default: the newest campaign), a frozen version (--version N, byte for byte), or every "
-        "individual judgment as CSV or JSONL (--judgments csv|jsonl)."
+        "individual judgment as CSV or JSONL (--judgments csv|jsonl), or, for a campaign on a sampled pool, its prels "
+        "(--prels: qid docno grade stratum prob, grade -1 for pooled documents not drawn or not judged yet)."
     )
 
     def add_base_argument(self, parser, *args, **kwargs):
@@ -30,9 +33,13 @@ class Command(BaseCommand):
         parser.add_argument("--rule", choices=RULES, default="adjudicated", help="Final-label rule (default adjudicated).")
         parser.add_argument("--version", type=int, help="Print frozen qrels version N instead of current labels.")
         parser.add_argument("--judgments", choices=("csv", "jsonl"), help="Export individual judgments instead.")
+        parser.add_argument("--prels", action="store_true",
+                            help="Export the campaign's prels under --rule (campaigns on a sampled pool only).")
         parser.add_argument("--output", "-o", help="Write to this file instead of standard output.")
 
-    def handle(self, *args, slug, campaign, rule, version, judgments, output, **options):
+    def handle(self, *args, slug, campaign, rule, version, judgments, prels, output, **options):
+        if prels and (version is not None or judgments):
+            raise CommandError("--prels cannot be combined with --version or --judgments.")
         collection = Collection.objects.filter(slug=slug).first()
         if collection is None:
             raise CommandError(f"No collection {slug!r}.")
@@ -50,6 +57,11 @@ class Command(BaseCommand):
                 if judgments:
                     text = judgments_export(campaign=chosen, fmt=judgments)
                     summary = f"judgments of campaign {chosen.name!r} as {judgments}"
+                elif prels:
+                    sample = campaign_prels(campaign=chosen, rule=rule)
+                    text = sample.text
+                    summary = (f"prels of campaign {chosen.name!r} by rule {rule} ({sample.pooled} pooled documents, "
+                               f"{sample.sampled} sampled, {sample.judged} judged, {sample.topics} topics)")
                 else:
                     labels = final_labels(campaign=chosen, rule=rule)
                     text, summary = qrels_text(labels), f"{len(labels)} labels of campaign {chosen.name!r} by rule {rule}"
