@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from collections_app.access import collection_for_user
 from evaluation import serializers
+from evaluation.estimates import ESTIMATE_NAMES
 from evaluation.leaderboard import CURVE_NAMES, MEASURE_NAMES
 from evaluation.selectors import board, pool_bias_report, run_topics, significance, stability
 
@@ -27,20 +28,39 @@ def _query(serializer_class, request: Request) -> dict:
     return query.validated_data
 
 
+SAMPLE_NOTE = ("Estimated from a stratified sample of the pool: each judged document weighted by 1/its inclusion "
+               "probability. xinfAP estimates MAP, infNDCG_cut_10 estimates nDCG@10, infAP is trec_eval's (uniform "
+               "sample assumed). The plain scores count undrawn and unjudged pooled documents as not relevant.")
+
+
+def _estimates(row) -> dict | None:
+    if row.estimate_topics is None:
+        return None
+    return {**{n: row.scores.get(n, 0.0) for n in ESTIMATE_NAMES}, "num_topics": row.estimate_topics}
+
+
 class Leaderboard(APIView):
-    """Every run's MAP, nDCG@10, P@10, R-prec, bpref, judged@10 and 11-point curve, sorted."""
+    """Every run's MAP, nDCG@10, P@10, R-prec, bpref, judged@10 and 11-point curve, sorted.
+
+    For a sampled campaign's labels each run also gets infAP, xinfAP and infNDCG@10 estimated
+    from the sample, and ``sample`` gives the sample's size.
+    """
 
     @extend_schema(parameters=[serializers.LeaderboardQuerySerializer], responses=serializers.LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response:
         collection = collection_for_user(request.user, slug)
         q = _query(serializers.LeaderboardQuerySerializer, request)
-        scored = board(collection, source=q["source"] or None, sort=q["sort"], descending=q["order"] == "desc")
+        scored = board(collection, source=q["source"] or None, sort=q["sort"] or None, descending=q["order"] == "desc")
         rows = [{"rank": r.rank, "tag": r.tag, "num_topics": r.num_topics,
-                 "scores": {n: r.scores.get(n, 0.0) for n in MEASURE_NAMES},
+                 "scores": {n: r.scores.get(n, 0.0) for n in MEASURE_NAMES}, "estimates": _estimates(r),
                  "curve": [r.scores.get(n, 0.0) for n in CURVE_NAMES]} for r in scored.rows]
+        sample = scored.estimates
         return Response(serializers.LeaderboardSerializer({
-            "source": _source(scored.source), "relevance_level": collection.relevant_threshold, "sort": q["sort"],
-            "order": q["order"], "runs": rows}).data)
+            "source": _source(scored.source), "relevance_level": collection.relevant_threshold, "sort": scored.sort,
+            "order": q["order"], "runs": rows, "estimates_error": scored.estimates_error,
+            "sample": None if sample is None else {"topics": sample.topics, "pooled": sample.pooled,
+                                                   "sampled": sample.sampled, "judged": sample.judged,
+                                                   "note": SAMPLE_NOTE}}).data)
 
 
 class RunTopics(APIView):

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from evaluation.estimates import ESTIMATE_NAMES, RunEstimate
 from metrics import EvaluationResult, MissingTopicsWarning, Qrels, evaluate_many
 from metrics import Run as MetricsRun
 
@@ -32,6 +33,7 @@ class Row:
     scores: dict[str, float]
     num_topics: int
     rank: int = 0
+    estimate_topics: int | None = None  # topics the sampled-pool estimates average over; None without them
 
 
 def score_runs(qrels: Qrels, runs: Sequence[MetricsRun], *, relevance_level: int,
@@ -42,12 +44,28 @@ def score_runs(qrels: Qrels, runs: Sequence[MetricsRun], *, relevance_level: int
         return evaluate_many(qrels, runs, list(measures), relevance_level=relevance_level)
 
 
-def leaderboard_rows(results: Sequence[EvaluationResult], *, sort: str = "map", descending: bool = True) -> list[Row]:
-    """Return leaderboard rows sorted by one measure (ties by tag), ranked 1.. in that order."""
-    if sort not in MEASURE_NAMES:
-        sort = "map"
+def sort_measure(sort: str | None, *, estimated: bool) -> str:
+    """Return the measure to sort by: ``sort`` if the board has it, else xinfAP with estimates, else MAP."""
+    if sort in MEASURE_NAMES or (estimated and sort in ESTIMATE_NAMES):
+        return sort
+    return "xinfAP" if estimated and not sort else "map"
+
+
+def leaderboard_rows(results: Sequence[EvaluationResult], *, sort: str | None = "map", descending: bool = True,
+                     estimates: Mapping[str, RunEstimate] | None = None) -> list[Row]:
+    """Return leaderboard rows sorted by one measure (ties by tag), ranked 1.. in that order.
+
+    With ``estimates`` (a sampled campaign's) each row also holds infAP, xinfAP and infNDCG_cut_10,
+    which can be sorted by too.
+    """
+    sort = sort_measure(sort, estimated=estimates is not None)
     rows = [Row(r.tag, {n: float(r.aggregate.get(n, 0.0)) for n in MEASURE_NAMES + CURVE_NAMES if n in r.aggregate},
                 len(r.per_topic)) for r in results]
+    if estimates is not None:
+        for row in rows:
+            estimate = estimates.get(row.tag)
+            row.scores.update(estimate.scores if estimate else dict.fromkeys(ESTIMATE_NAMES, 0.0))
+            row.estimate_topics = estimate.num_topics if estimate else 0
     rows.sort(key=lambda row: row.tag)
     rows.sort(key=lambda row: row.scores.get(sort, 0.0), reverse=descending)
     for i, row in enumerate(rows, 1):

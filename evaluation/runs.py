@@ -40,3 +40,21 @@ def collection_runs(collection: Collection, *, tags: Sequence[str] | None = None
         slist.append(scores)
     return [MetricsRun(qids, offsets, VOCABULARY.encode(d), np.concatenate(s) if s else np.empty(0), tag=tag)
             for tag, (qids, offsets, d, s) in parts.items()]
+
+
+def collection_rankings(collection: Collection, *, tags: Sequence[str] | None = None,
+                        qids: Sequence[str] | None = None) -> dict[str, dict[str, list[str]]]:
+    """Return ``{tag: {qid: [docno, ...]}}`` (trec_eval order, rank 1 first) in one query; every run appears.
+
+    ``qids`` limits the topics read (the sampled-pool estimators only need the prels' topics).
+    """
+    run_rows = Run.objects.filter(collection=collection)
+    if tags is not None:
+        run_rows = run_rows.filter(tag__in=list(tags))
+    out: dict[str, dict[str, list[str]]] = {tag: {} for tag in sorted(run_rows.values_list("tag", flat=True))}
+    rankings = RunRanking.objects.filter(run__collection=collection, run__tag__in=list(out))
+    if qids is not None:
+        rankings = rankings.filter(topic__qid__in=list(qids))
+    for tag, qid, blob in rankings.values_list("run__tag", "topic__qid", "docnos").iterator(chunk_size=2000):
+        out[tag][qid] = unpack_docnos(blob)
+    return out

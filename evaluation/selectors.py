@@ -9,14 +9,24 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
-from collections_app.models import Collection, Pool, Run
-from evaluation.leaderboard import CURVE_NAMES, NAME_TO_REQUEST, Row, leaderboard_rows, per_topic, score_runs
+from collections_app.models import Collection, Pool, QrelsSet, Run
+from evaluation.estimates import SampleEstimates, estimate_runs, estimation_topics
+from evaluation.leaderboard import (
+    CURVE_NAMES,
+    NAME_TO_REQUEST,
+    Row,
+    leaderboard_rows,
+    per_topic,
+    score_runs,
+    sort_measure,
+)
 from evaluation.pool_bias import BiasRow, pool_bias
-from evaluation.runs import collection_runs
+from evaluation.runs import collection_rankings, collection_runs
 from evaluation.significance import MAX_RUNS, Matrix, significance_matrix
 from evaluation.sources import QrelsCache, QrelsSource, parse_source, source_fingerprint
 from evaluation.stability import Comparison, stability_between, stability_by_assessors
 from judging.models import Campaign
+from judging.services.prels import CampaignPrels
 from metrics import EvaluationResult
 
 
@@ -29,6 +39,9 @@ class Board:
     rows: list[Row] = field(default_factory=list)
     cache: QrelsCache | None = None
     key: str | None = None  # cache key of the scores; None for live labels
+    sort: str = "map"  # the measure the rows are sorted by
+    estimates: SampleEstimates | None = None  # a sampled campaign's infAP/xinfAP/infNDCG@10 estimates
+    estimates_error: str = ""  # why a sampled campaign's estimates could not be computed
 
     def result(self, tag: str) -> EvaluationResult:
         for r in self.results:
@@ -64,34 +77,74 @@ def _scores_key(collection: Collection, chosen: QrelsSource, tags: Sequence[str]
     return f"evaluation:board:{collection.pk}:{digest}"
 
 
-def board(collection: Collection, *, source: str | None = None, sort: str = "map", descending: bool = True,
-          tags: Sequence[str] | None = None) -> Board:
+def board(collection: Collection, *, source: str | None = None, sort: str | None = None, descending: bool = True,
+          tags: Sequence[str] | None = None, estimates: bool = True) -> Board:
     """Score the collection's runs (all, or ``tags``) against a source (the default one when empty).
 
     Scores against a frozen version or an imported set are cached (Django's cache) under the
     qrels checksum, the runs' checksums and the relevance threshold, so re-sorting or drawing
     other curves does not score 100 runs again; live campaign labels are always scored afresh.
+    When the source holds a sampled campaign's labels (and ``estimates``), the rows also carry
+    infAP, xinfAP and infNDCG@10 estimated from the sample, and the default sort is xinfAP.
     Raises ValidationError(code="bad_source") for a source the collection does not have.
     """
     chosen = parse_source(collection, source)
     if chosen is None:
-        return Board(None)
+        return Board(None, sort=sort_measure(sort, estimated=False))
     qrels_cache = QrelsCache(collection)
     key = _scores_key(collection, chosen, tags)
+    results = cache.get(key) if key is not None else None
+    if results is None:
+        runs = collection_runs(collection, tags=tags)
+        results = score_runs(qrels_cache.qrels(chosen), runs, relevance_level=collection.relevant_threshold)
+        if key is not None:
+            cache.set(key, results, CACHE_SECONDS)
+    sampled, error = None, ""
+    if estimates and chosen.sampled_campaign is not None:
+        sampled, error = _sample_estimates(collection, chosen, qrels_cache, tags=tags, cacheable=key is not None)
+    sort = sort_measure(sort, estimated=sampled is not None)
+    rows = leaderboard_rows(results, sort=sort, descending=descending,
+                            estimates=sampled.runs if sampled is not None else None)
+    return Board(chosen, results, rows, qrels_cache, key, sort=sort, estimates=sampled, estimates_error=error)
+
+
+def _sample_estimates(collection: Collection, chosen: QrelsSource, qrels_cache: QrelsCache, *,
+                      tags: Sequence[str] | None, cacheable: bool) -> tuple[SampleEstimates | None, str]:
+    """Return a sampled campaign's estimates of every run (or ``tags``), or None and the reason they are missing.
+
+    Frozen labels' estimates are cached like their scores; the key also covers every run (the
+    pool's runs decide which documents were pooled) and the imported qrels (they fill in drawn
+    documents the pool left out because they were already judged).
+    """
+    key = None
+    if cacheable:
+        imported = repr(sorted(QrelsSet.objects.filter(collection=collection).values_list("pk", "checksum")))
+        digest = hashlib.sha256(f"{sorted(tags) if tags is not None else None}|{imported}".encode()).hexdigest()
+        key = f"{_scores_key(collection, chosen, None)}:estimates:{digest}"
+        hit = cache.get(key)
+        if hit is not None:
+            return hit, ""
+    try:
+        prels = qrels_cache.prels(chosen)
+    except ValidationError as exc:
+        return None, exc.messages[0]
+    result = estimates_from_prels(collection, prels, tags=tags)
     if key is not None:
-        results = cache.get(key)
-        if results is not None:
-            return Board(chosen, results, leaderboard_rows(results, sort=sort, descending=descending), qrels_cache, key)
-    runs = collection_runs(collection, tags=tags)
-    results = score_runs(qrels_cache.qrels(chosen), runs, relevance_level=collection.relevant_threshold)
-    if key is not None:
-        cache.set(key, results, CACHE_SECONDS)
-    return Board(chosen, results, leaderboard_rows(results, sort=sort, descending=descending), qrels_cache, key)
+        cache.set(key, result, CACHE_SECONDS)
+    return result, ""
+
+
+def estimates_from_prels(collection: Collection, prels: CampaignPrels, *,
+                         tags: Sequence[str] | None = None) -> SampleEstimates:
+    """Return the estimates of the collection's runs (all, or ``tags``) from a sampled campaign's prels."""
+    rankings = collection_rankings(collection, tags=tags, qids=estimation_topics(prels.prels))
+    return SampleEstimates(topics=prels.topics, pooled=prels.pooled, sampled=prels.sampled, judged=prels.judged,
+                           runs=estimate_runs(rankings, prels.prels, level=collection.relevant_threshold))
 
 
 def run_topics(collection: Collection, tag: str, *, source: str | None = None) -> tuple[QrelsSource | None, list[dict]]:
     """Return the source and one run's per-topic scores (ValidationError code="bad_run" if no such run)."""
-    scored = board(collection, source=source, tags=[tag])
+    scored = board(collection, source=source, tags=[tag], estimates=False)
     if scored.source is None:
         if not collection.runs.filter(tag=tag).exists():
             raise ValidationError(f"No run {tag!r} in this collection.", code="bad_run")
@@ -110,7 +163,7 @@ def significance(collection: Collection, *, source: str | None = None, measure: 
                  seed: int = 0, n_permutations: int = 10_000) -> tuple[QrelsSource | None, Matrix | None]:
     """Return the source and the pairwise significance matrix of the collection's best ``max_runs`` runs."""
     measure_request(measure)
-    scored = board(collection, source=source)
+    scored = board(collection, source=source, estimates=False)
     if scored.source is None:
         return None, None
     key = None if scored.key is None else f"{scored.key}:significance:{measure}:{max_runs}:{seed}:{n_permutations}"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluation.estimates import ESTIMATE_NAMES
 from evaluation.leaderboard import MEASURE_NAMES
 from evaluation.significance import MAX_RUNS
 
@@ -14,7 +15,10 @@ class SourceQuerySerializer(serializers.Serializer):
 
 
 class LeaderboardQuerySerializer(SourceQuerySerializer):
-    sort = serializers.ChoiceField(choices=MEASURE_NAMES, required=False, default="map")
+    sort = serializers.ChoiceField(
+        choices=MEASURE_NAMES + ESTIMATE_NAMES, required=False, allow_blank=True, default="",
+        help_text="Measure to sort by; default map, or xinfAP for a sampled campaign's labels. The estimates "
+                  "(infAP, xinfAP, infNDCG_cut_10) sort only sources that have them, others fall back to map.")
     order = serializers.ChoiceField(choices=("desc", "asc"), required=False, default="desc")
 
 
@@ -58,12 +62,28 @@ class ScoresSerializer(serializers.Serializer):
     judged_10 = serializers.FloatField()
 
 
+class RunEstimatesSerializer(serializers.Serializer):
+    infAP = serializers.FloatField(help_text="trec_eval's inferred AP (assumes one uniform sample of the pool).")
+    xinfAP = serializers.FloatField(help_text="Stratified estimate of AP (Yilmaz, Kanoulas & Aslam 2008): read this for MAP.")
+    infNDCG_cut_10 = serializers.FloatField(help_text="Estimated nDCG@10.")
+    num_topics = serializers.IntegerField(help_text="Topics with at least one judgment that the run retrieved for.")
+
+
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     tag = serializers.CharField()
     num_topics = serializers.IntegerField()
     scores = ScoresSerializer()
+    estimates = RunEstimatesSerializer(allow_null=True, help_text="Sampled-pool estimates; null for other sources.")
     curve = serializers.ListField(child=serializers.FloatField(), help_text="Averaged interpolated precision at recall 0.0, 0.1, … 1.0.")
+
+
+class SampleSerializer(serializers.Serializer):
+    topics = serializers.IntegerField(help_text="Topics of the sampled pool.")
+    pooled = serializers.IntegerField(help_text="Pooled documents, drawn by the sample or not.")
+    sampled = serializers.IntegerField(help_text="Documents the stratified sample drew.")
+    judged = serializers.IntegerField(help_text="Drawn documents with a label: the sample size the estimates rest on.")
+    note = serializers.CharField()
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -71,6 +91,9 @@ class LeaderboardSerializer(serializers.Serializer):
     relevance_level = serializers.IntegerField()
     sort = serializers.CharField()
     order = serializers.CharField()
+    sample = SampleSerializer(allow_null=True, help_text="Present when the source is a sampled campaign's labels: "
+                                                         "the rows then carry estimates.")
+    estimates_error = serializers.CharField(help_text="Why a sampled campaign's estimates are missing; empty otherwise.")
     runs = LeaderboardRowSerializer(many=True)
 
 

@@ -3,6 +3,10 @@
 A source is named by a short token so pages, the API and the command share one syntax:
 ``set:<id>`` (an imported QrelsSet), ``version:<number>`` (a frozen QrelsVersion) or
 ``campaign:<id>:<rule>`` (the live final labels of a campaign under a freeze rule).
+
+A campaign on a sampled pool (and a version frozen from one) also has prels
+(``QrelsCache.prels``): the same labels with every pooled document's stratum and inclusion
+probability, from which the leaderboard estimates infAP, xinfAP and infNDCG@10.
 """
 from __future__ import annotations
 
@@ -10,10 +14,14 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
-from collections_app.models import Collection, QrelsEntry, QrelsSet
+from collections_app.models import Collection, Pool, QrelsEntry, QrelsSet
 from judging.models import Campaign, QrelsVersion
+from judging.services.prels import CampaignPrels, prels_from_labels
 from judging.services.qrels import RULES, final_labels
 from metrics import Qrels, qrels_from_dict
+
+SAMPLE = Pool.Strategy.SAMPLE
+SAMPLED_NOTE = " · sampled pool"
 
 
 @dataclass(frozen=True)
@@ -24,6 +32,8 @@ class QrelsSource:
     key: str  # set id, version number, or campaign id
     rule: str = ""
     label: str = ""
+    # Id of the campaign on a sampled pool whose labels these are (live or frozen); None otherwise.
+    sampled_campaign: int | None = None
 
     @property
     def token(self) -> str:
@@ -32,15 +42,28 @@ class QrelsSource:
 
 def available_sources(collection: Collection) -> list[QrelsSource]:
     """Return the collection's sources, newest frozen version first (the default), then sets, then live campaigns."""
-    sources = [QrelsSource("version", str(n), label=f"Frozen version {n} ({rule})")
-               for n, rule in QrelsVersion.objects.filter(collection=collection).order_by("-number")
-               .values_list("number", "rule")]
+    sources = [_version_source(n, rule, campaign_id, strategy)
+               for n, rule, campaign_id, strategy in QrelsVersion.objects.filter(collection=collection)
+               .order_by("-number").values_list("number", "rule", "campaign_id", "campaign__pool__strategy")]
     sources += [QrelsSource("set", str(pk), label=f"Imported qrels {name}")
                 for pk, name in QrelsSet.objects.filter(collection=collection).order_by("-imported_at", "-pk")
                 .values_list("pk", "name")]
-    for pk, name in Campaign.objects.filter(collection=collection).order_by("pk").values_list("pk", "name"):
-        sources += [QrelsSource("campaign", str(pk), rule, label=f"Live labels of {name} ({rule})") for rule in RULES]
+    for pk, name, strategy in Campaign.objects.filter(collection=collection).order_by("pk").values_list(
+            "pk", "name", "pool__strategy"):
+        sources += [_campaign_source(pk, name, rule, strategy) for rule in RULES]
     return sources
+
+
+def _version_source(number: int, rule: str, campaign_id: int | None, strategy: str | None) -> QrelsSource:
+    sampled = campaign_id if strategy == SAMPLE else None
+    label = f"Frozen version {number} ({rule})" + (SAMPLED_NOTE if sampled else "")
+    return QrelsSource("version", str(number), label=label, sampled_campaign=sampled)
+
+
+def _campaign_source(pk: int, name: str, rule: str, strategy: str) -> QrelsSource:
+    sampled = pk if strategy == SAMPLE else None
+    label = f"Live labels of {name} ({rule})" + (SAMPLED_NOTE if sampled else "")
+    return QrelsSource("campaign", str(pk), rule, label=label, sampled_campaign=sampled)
 
 
 def parse_source(collection: Collection, token: str | None) -> QrelsSource | None:
@@ -57,14 +80,16 @@ def parse_source(collection: Collection, token: str | None) -> QrelsSource | Non
     try:
         if kind == "version" and len(parts) == 2:
             number = int(parts[1])
-            version = QrelsVersion.objects.only("rule").get(collection=collection, number=number)
-            return QrelsSource("version", str(number), label=f"Frozen version {number} ({version.rule})")
+            rule, campaign_id, strategy = QrelsVersion.objects.values_list(
+                "rule", "campaign_id", "campaign__pool__strategy").get(collection=collection, number=number)
+            return _version_source(number, rule, campaign_id, strategy)
         if kind == "set" and len(parts) == 2:
             qrels_set = QrelsSet.objects.only("name").get(collection=collection, pk=int(parts[1]))
             return QrelsSource("set", str(qrels_set.pk), label=f"Imported qrels {qrels_set.name}")
         if kind == "campaign" and len(parts) == 3 and parts[2] in RULES:
-            campaign = Campaign.objects.only("name").get(collection=collection, pk=int(parts[1]))
-            return QrelsSource("campaign", str(campaign.pk), parts[2], label=f"Live labels of {campaign.name} ({parts[2]})")
+            pk, name, strategy = Campaign.objects.values_list("pk", "name", "pool__strategy").get(
+                collection=collection, pk=int(parts[1]))
+            return _campaign_source(pk, name, parts[2], strategy)
     except (ValueError, QrelsVersion.DoesNotExist, QrelsSet.DoesNotExist, Campaign.DoesNotExist):
         pass
     raise ValidationError(f"No qrels source {token!r} in this collection.", code="bad_source")
@@ -111,6 +136,7 @@ class QrelsCache:
         self.collection = collection
         self._dicts: dict[str, dict] = {}
         self._qrels: dict[str, Qrels] = {}
+        self._prels: dict[str, CampaignPrels] = {}
 
     def as_dict(self, source: QrelsSource) -> dict[str, dict[str, int]]:
         if source.token not in self._dicts:
@@ -121,6 +147,20 @@ class QrelsCache:
         if source.token not in self._qrels:
             self._qrels[source.token] = qrels_from_dict(self.as_dict(source), name=source.token)
         return self._qrels[source.token]
+
+    def prels(self, source: QrelsSource) -> CampaignPrels | None:
+        """Return the prels of a sampled campaign's labels (exactly the labels ``as_dict`` gives), else None.
+
+        Raises ValidationError ``sample_changed`` when the pool's runs changed after the build.
+        """
+        if source.sampled_campaign is None:
+            return None
+        if source.token not in self._prels:
+            campaign = Campaign.objects.select_related("pool").get(collection=self.collection,
+                                                                   pk=source.sampled_campaign)
+            labels = {(q, d): g for q, docs in self.as_dict(source).items() for d, g in docs.items()}
+            self._prels[source.token] = prels_from_labels(campaign=campaign, labels=labels)
+        return self._prels[source.token]
 
 
 def source_fingerprint(collection: Collection, source: QrelsSource) -> str | None:

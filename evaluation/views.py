@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 
 from collections_app.access import collection_for_user, is_lead
 from evaluation import charts
+from evaluation.estimates import ESTIMATE_COLUMNS
 from evaluation.leaderboard import COLUMNS, MEASURE_NAMES
 from evaluation.selectors import board, pool_bias_report, run_topics, significance, stability
 from evaluation.significance import MAX_RUNS
@@ -30,29 +31,45 @@ def _source_param(request: HttpRequest) -> str | None:
     return request.GET.get("source") or None
 
 
+def _columns(*, token: str, sort: str, descending: bool, estimated: bool) -> list[dict]:
+    """Return the leaderboard's column headings; with estimates each estimate sits after the measure it estimates."""
+    columns = []
+    for _, name, label in COLUMNS:
+        columns.append({"name": name, "label": label, "estimate": False})
+        if estimated:
+            columns += [{"name": est, "label": est_label, "estimate": True}
+                        for est, est_label, plain in ESTIMATE_COLUMNS if plain == name]
+    for column in columns:
+        column["active"] = column["name"] == sort
+        column["url"] = "?" + urlencode({"source": token, "sort": column["name"],
+                                         "order": "asc" if (column["active"] and descending) else "desc"})
+    return columns
+
+
 @login_required
 @require_GET
 def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
-    """Show every run's MAP, nDCG@10, P@10, R-prec, bpref and judged@10, sorted server-side, with PR curves."""
+    """Show every run's MAP, nDCG@10, P@10, R-prec, bpref and judged@10, sorted server-side, with PR curves.
+
+    For a sampled campaign's labels the estimates (infAP, xinfAP, infNDCG@10) stand beside the
+    measures they estimate, with the sample's size.
+    """
     collection = collection_for_user(request.user, slug)
-    sort = request.GET.get("sort", "map")
-    sort = sort if sort in MEASURE_NAMES else "map"
     descending = request.GET.get("order", "desc") != "asc"
     try:
-        scored = board(collection, source=_source_param(request), sort=sort, descending=descending)
+        scored = board(collection, source=_source_param(request), sort=request.GET.get("sort") or None,
+                       descending=descending)
     except ValidationError as exc:
         raise Http404(exc.messages[0]) from None
     chosen = request.GET.getlist("curve") or [row.tag for row in scored.rows[:5]]
     chosen = chosen[:MAX_CURVES]
     curves = scored.curves(chosen)
     token = scored.source.token if scored.source else ""
-    columns = [{"name": name, "label": label,
-                "url": "?" + urlencode({"source": token, "sort": name,
-                                        "order": "asc" if (name == sort and descending) else "desc"}),
-                "active": name == sort} for _, name, label in COLUMNS]
+    columns = _columns(token=token, sort=scored.sort, descending=descending, estimated=scored.estimates is not None)
     return render(request, "evaluation/leaderboard.html", {
-        "collection": collection, "rows": scored.rows, "columns": columns, "sort": sort, "descending": descending,
-        "source": scored.source, "sources": available_sources(collection), "chosen": set(chosen),
+        "collection": collection, "rows": scored.rows, "columns": columns, "sort": scored.sort,
+        "descending": descending, "source": scored.source, "sources": available_sources(collection),
+        "chosen": set(chosen), "estimates": scored.estimates, "estimates_error": scored.estimates_error,
         "curves_svg": mark_safe(charts.pr_curves_svg(curves)) if curves else "",  # noqa: S308 (labels escaped in charts)
         "is_lead": is_lead(request.user, collection),
     })
