@@ -1,8 +1,9 @@
 """Who may see and do what in preference campaigns (same rules as judging.access).
 
 Outsiders and anonymous users get 404 (campaigns cannot be probed); members who are not
-leads get 403 on lead pages; judging needs the user's own expert PrefAssessor row. Crowd
-workers are resolved from the session key stored for the campaign's crowd token.
+leads get 403 on lead pages; judging needs the user's own expert PrefAssessor row, not
+blocked (403, as judging.access.AssessorBlocked). Crowd workers are resolved from the session
+key stored for the campaign's crowd token.
 """
 from __future__ import annotations
 
@@ -29,10 +30,12 @@ def campaign_for_user(user, campaign_id, *, lead_only: bool = False) -> PrefCamp
 
 
 def assessor_for_user(*, campaign: PrefCampaign, user) -> PrefAssessor:
-    """Return the user's expert assessor row; PermissionDenied when the lead did not add them."""
+    """Return the user's expert assessor row; PermissionDenied when the lead did not add them or blocked them."""
     assessor = PrefAssessor.objects.filter(campaign=campaign, user=user, kind=PrefAssessor.Kind.EXPERT).first()
     if assessor is None:
         raise PermissionDenied("You are not an assessor of this campaign.")
+    if assessor.blocked:
+        raise PermissionDenied("You have been stopped from judging in this campaign.")
     return assessor
 
 
@@ -58,5 +61,5 @@ def campaigns_for_assessor(user):
     if not getattr(user, "is_authenticated", False):
         return PrefCampaign.objects.none()
     return (PrefCampaign.objects.filter(assessors__user=user, assessors__kind=PrefAssessor.Kind.EXPERT,
-                                        status=PrefCampaign.Status.ACTIVE, collection__memberships__user=user)
+                                        assessors__blocked=False, status=PrefCampaign.Status.ACTIVE, collection__memberships__user=user)
             .select_related("collection").distinct().order_by("-pk"))

@@ -12,7 +12,8 @@ class PrefCampaignAdmin(admin.ModelAdmin):
 
 @admin.register(PrefAssessor)
 class PrefAssessorAdmin(admin.ModelAdmin):
-    list_display = ("campaign", "kind", "user", "platform", "worker_id", "completed_at")
+    list_display = ("campaign", "kind", "user", "platform", "worker_id", "blocked", "completed_at")
+    list_filter = ("kind", "blocked")
 
 
 @admin.register(PrefItem)

@@ -48,4 +48,10 @@ class ResultsAPI(APIView):
             "per_topic": {qid: _tally(t) for qid, t in r.per_topic.items()},
             "position_bias": _tally(r.position), "agreement": agreement,
             "gold": {"correct": r.gold_correct, "answered": r.gold_answered},
+            "excluded": {"judgments": r.excluded_judgments, "gold": r.excluded_gold,
+                         "assessors": r.excluded_assessors},
+            "assessors": [{"id": a.id, "name": a.name, "kind": a.kind, "judgments": a.judgments,
+                           "gold_correct": a.gold_correct, "gold_answered": a.gold_answered,
+                           "median_seconds": a.median_seconds, "blocked": a.blocked,
+                           "blocked_reason": a.blocked_reason} for a in r.assessors],
         }).data)

@@ -17,13 +17,25 @@ class CampaignForm(forms.Form):
                                                  help_text="Side by side: topics also shown as gold items.")
     pairs = forms.CharField(widget=forms.Textarea, required=False,
                             help_text="Document pairs: one 'qid docnoA docnoB' per line.")
+    gold_pairs = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
+                                 help_text="Document pairs: gold pairs, one 'qid better_docno worse_docno' per line.")
     depth = forms.IntegerField(min_value=1, max_value=20, initial=10)
     judgments_per_item = forms.IntegerField(min_value=1, max_value=10, initial=1)
     seed = forms.IntegerField(initial=0)
     gold_rate = forms.FloatField(min_value=0, max_value=0.5, initial=0)
+    gold_accuracy_threshold = forms.FloatField(
+        min_value=0.0, max_value=1.0, initial=0.0,
+        help_text="Crowd workers whose share of correct gold answers falls below this are stopped and their "
+                  "judgments excluded (0: never).")
+    gold_min_answers = forms.IntegerField(min_value=1, max_value=50, initial=3,
+                                          help_text="Gold answers a worker gives before the threshold applies.")
     lease_seconds = forms.IntegerField(min_value=30, max_value=86400, initial=600)
-    crowd_enabled = forms.BooleanField(required=False)
+    crowd_enabled = forms.BooleanField(required=False, label="Open a crowd link")
+    crowd_batch_size = forms.IntegerField(min_value=1, max_value=1000, initial=10,
+                                          help_text="Items per crowd worker, gold included.")
     crowd_completion_code = forms.CharField(max_length=100, required=False)
+    crowd_completion_url = forms.URLField(max_length=2000, required=False, label="Completion URL (Prolific)",
+                                          assume_scheme="https")
     assessors = forms.ModelMultipleChoiceField(queryset=None, required=False)
 
     def __init__(self, *args, collection, **kwargs):
@@ -47,13 +59,19 @@ class CampaignForm(forms.Form):
                 raise forms.ValidationError("Choose at least one topic.")
         elif data.get("kind") == PrefCampaign.Kind.DOC_PAIR:
             topics = {t.qid: t for t in self.collection.topics.all()}
-            pairs = []
-            for n, line in enumerate((data.get("pairs") or "").splitlines(), 1):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 3 or parts[0] not in topics:
-                    raise forms.ValidationError(f"Line {n}: expected 'qid docnoA docnoB' with a known qid.")
-                pairs.append((topics[parts[0]], parts[1], parts[2]))
-            data["pair_list"] = pairs
+            data["pair_list"] = _parse_pairs(data.get("pairs"), topics, "Pairs")
+            data["gold_pair_list"] = _parse_pairs(data.get("gold_pairs"), topics, "Gold pairs")
         return data
+
+
+def _parse_pairs(text: str | None, topics: dict, label: str) -> list:
+    """Return (topic, docno A, docno B) for each non-blank line of ``text``."""
+    pairs = []
+    for n, line in enumerate((text or "").splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 3 or parts[0] not in topics:
+            raise forms.ValidationError(f"{label}, line {n}: expected 'qid docnoA docnoB' with a known qid.")
+        pairs.append((topics[parts[0]], parts[1], parts[2]))
+    return pairs

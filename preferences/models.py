@@ -51,6 +51,13 @@ class PrefCampaign(models.Model):
     crowd_token = models.CharField(max_length=64, unique=True, default=_new_token)
     crowd_completion_code = models.CharField(max_length=100, blank=True)
     crowd_batch_size = models.PositiveIntegerField(default=10)
+    crowd_completion_url = models.URLField(max_length=2000, blank=True, help_text="Prolific completion redirect.")
+    gold_accuracy_threshold = models.FloatField(
+        default=0.0, help_text="Crowd workers whose gold accuracy falls below this are stopped and excluded."
+    )
+    gold_min_answers = models.PositiveSmallIntegerField(
+        default=3, help_text="Gold answers needed before the accuracy threshold is applied."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -79,6 +86,12 @@ class PrefAssessor(models.Model):
     consented_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     completion_code = models.CharField(max_length=100, blank=True)
+    blocked = models.BooleanField(default=False, help_text="Stopped (low gold accuracy or a lead); judgments kept for audit.")
+    blocked_reason = models.CharField(max_length=300, blank=True)
+    blocked_at = models.DateTimeField(null=True, blank=True)
+    gold_check_waived = models.BooleanField(
+        default=False, help_text="A lead unblocked this worker: the gold accuracy threshold no longer stops them."
+    )
 
     class Meta:
         constraints = [
@@ -90,6 +103,15 @@ class PrefAssessor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user or self.worker_id or self.session_key[:6]} in {self.campaign_id}"
+
+    @property
+    def label(self) -> str:
+        """Return how the lead's pages name the assessor: username, platform:worker id, or link #id."""
+        if self.user_id:
+            return self.user.get_username()
+        if self.worker_id:
+            return f"{self.platform}:{self.worker_id}"
+        return f"link #{self.pk}"
 
 
 class PrefItem(models.Model):

@@ -35,6 +35,24 @@ class GoldSerializer(serializers.Serializer):
     answered = serializers.IntegerField()
 
 
+class ExcludedSerializer(serializers.Serializer):
+    judgments = serializers.IntegerField(help_text="regular judgments by blocked assessors, left out of every figure")
+    gold = serializers.IntegerField(help_text="gold answers by blocked assessors, left out of the gold totals")
+    assessors = serializers.IntegerField(help_text="blocked assessors who had judged")
+
+
+class AssessorSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    judgments = serializers.IntegerField(help_text="gold included")
+    gold_correct = serializers.IntegerField()
+    gold_answered = serializers.IntegerField()
+    median_seconds = serializers.FloatField(allow_null=True, help_text="median active seconds per judgment")
+    blocked = serializers.BooleanField()
+    blocked_reason = serializers.CharField(allow_blank=True)
+
+
 class ResultsSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -46,4 +64,6 @@ class ResultsSerializer(serializers.Serializer):
     per_topic = serializers.DictField(child=TallySerializer())
     position_bias = TallySerializer(help_text="wins of the left panel, whatever system it showed")
     agreement = AgreementSerializer(allow_null=True)
-    gold = GoldSerializer()
+    gold = GoldSerializer(help_text="gold answers of assessors who are not blocked")
+    excluded = ExcludedSerializer()
+    assessors = AssessorSerializer(many=True)

@@ -1,24 +1,26 @@
-"""Preference pages: leads' campaign list/new/results/export; assessors' and crowd workers' judging page."""
+"""Preference pages: leads' campaign list/new/results/export and block/unblock; assessors' and crowd workers' judging page."""
 from __future__ import annotations
 
 import uuid
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from collections_app.access import collection_for_user
 from preferences import access
 from preferences.forms import CampaignForm
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem
 from preferences.panels import item_view
-from preferences.services import allocation, crowd, export, judgments, results
+from preferences.services import allocation, crowd, export, judgments, quality, results
 from preferences.services.campaigns import doc_pair_create, side_by_side_create
 
-OPTIONS = ("gold_rate", "lease_seconds", "crowd_enabled", "crowd_completion_code")
+OPTIONS = ("gold_rate", "gold_accuracy_threshold", "gold_min_answers", "lease_seconds", "crowd_enabled",
+           "crowd_batch_size", "crowd_completion_code", "crowd_completion_url")
 
 
 @login_required
@@ -43,7 +45,7 @@ def campaign_new(request, slug):
                 campaign = side_by_side_create(run_a=d["run_a"], run_b=d["run_b"], topics=d["topics"],
                                                gold_topics=d["gold_topics"], depth=d["depth"], **common)
             else:
-                campaign = doc_pair_create(pairs=d["pair_list"], **common)
+                campaign = doc_pair_create(pairs=d["pair_list"], gold_pairs=d["gold_pair_list"], **common)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
@@ -58,8 +60,27 @@ def campaign_results(request, campaign_id):
                  if campaign.crowd_enabled else "")
     return render(request, "preferences/campaign_results.html", {
         "campaign": campaign, "r": results.campaign_results(campaign), "crowd_url": crowd_url,
-        "assessors": [(a, *judgments.gold_accuracy(assessor=a), a.judgments.count())
-                      for a in campaign.assessors.select_related("user")]})
+        "log": quality.quality_log(campaign=campaign)})
+
+
+@login_required
+@require_POST
+def assessor_block(request, campaign_id, assessor_id):
+    """Block (action=block, optional reason) or unblock (action=unblock) one assessor of the campaign; leads only."""
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    assessor = PrefAssessor.objects.select_related("user", "campaign").filter(campaign=campaign, pk=assessor_id).first()
+    if assessor is None:
+        raise Http404("No such assessor in this campaign.")
+    action = request.POST.get("action")
+    if action == "block":
+        changed = quality.assessor_block(assessor=assessor, user=request.user, reason=request.POST.get("reason", ""))
+    elif action == "unblock":
+        changed = quality.assessor_unblock(assessor=assessor, user=request.user)
+    else:
+        return HttpResponseBadRequest("Unknown action.")
+    if changed:
+        messages.success(request, f"{assessor.label} {action}ed.")
+    return redirect(reverse("pref-campaign-results", args=[campaign.pk]) + "#assessors")
 
 
 @login_required
@@ -89,9 +110,14 @@ def _judge(request, assessor: PrefAssessor, here: str):
             error = "; ".join(getattr(exc, "messages", [str(exc)]))
         else:
             return redirect(here)
+    if assessor.blocked and assessor.kind == PrefAssessor.Kind.CROWD:  # judgment_submit re-reads it under lock
+        return _stopped(request, assessor.campaign)
     item = allocation.item_next(assessor=assessor)
     if item is None and assessor.kind == PrefAssessor.Kind.CROWD and assessor.judgments.exists():
-        return render(request, "preferences/crowd_complete.html", {"code": crowd.crowd_complete(assessor=assessor)})
+        code = crowd.crowd_complete(assessor=assessor)
+        return render(request, "preferences/crowd_complete.html", {
+            "code": code, "completion_url": crowd.completion_url(assessor.campaign, code),
+            "mturk": crowd.mturk_submit(assessor), "assessor": assessor})
     context = {"campaign": assessor.campaign, "done": assessor.judgments.count(), "error": error,
                "token": uuid.uuid4().hex, "action": here}
     if item is not None:
@@ -107,6 +133,11 @@ def judge(request, campaign_id):
     return _judge(request, assessor, reverse("pref-judge", args=[campaign.pk]))
 
 
+def _stopped(request, campaign: PrefCampaign):
+    """Tell a stopped worker, politely, that there is no more work for them here (no completion code)."""
+    return render(request, "preferences/crowd_stopped.html", {"campaign": campaign})
+
+
 @require_http_methods(["GET", "POST"])
 def crowd_entry(request, token):
     """Open a study link: identify the worker (Prolific/MTurk ids) and ask for consent."""
@@ -116,20 +147,30 @@ def crowd_entry(request, token):
     key_name = access.session_key_name(campaign)
     if request.method == "POST":
         assessor = access.crowd_assessor(request, token)
+        if assessor.blocked:
+            return _stopped(request, campaign)
         if request.POST.get("consent") == "yes":
             crowd.crowd_consent(assessor=assessor)
             return redirect("pref-crowd-judge", token=token)
         return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "declined": True})
+    if campaign.status != PrefCampaign.Status.ACTIVE:
+        return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "closed": True})
     assessor = crowd.crowd_join(campaign=campaign, params=request.GET, session_key=request.session.get(key_name))
     if assessor is None:
         return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "preview": True})
-    request.session[key_name] = assessor.session_key
+    if request.session.get(key_name) != assessor.session_key:
+        request.session.cycle_key()  # a new identity in this browser: a new session id (no fixation)
+        request.session[key_name] = assessor.session_key
+    if assessor.blocked:
+        return _stopped(request, campaign)
     return render(request, "preferences/crowd_consent.html", {"campaign": campaign})
 
 
 @require_http_methods(["GET", "POST"])
 def crowd_judge(request, token):
     assessor = access.crowd_assessor(request, token)
+    if assessor.blocked:
+        return _stopped(request, assessor.campaign)
     if assessor.consented_at is None:
         return redirect("pref-crowd", token=token)
     return _judge(request, assessor, reverse("pref-crowd-judge", args=[token]))

@@ -4,6 +4,11 @@ Same rules as judging.services.allocation: an item is open to an assessor who ha
 it while judgments plus other assessors' live leases are below r; the claim locks the row
 with SKIP LOCKED, re-counts under the lock and then leases it, so that concurrent assessors
 never hold more leases on an item than its overlap allows.
+
+Gold items are mixed into each assessor's stream as in judging: before the k-th item a gold
+item comes when the assessor's gold answers are fewer than ``round(k · gold_rate)``; experts
+stop when the regular items run out, crowd workers fill the rest of their batch with gold.
+Blocked assessors get nothing.
 """
 from __future__ import annotations
 
@@ -69,10 +74,11 @@ def item_next(*, assessor: PrefAssessor, now=None) -> PrefItem | None:
     """Return the item the assessor should judge next and lease it; None when nothing is left.
 
     A live lease the assessor already holds comes first (renewed), so a reload shows the same item.
+    Blocked assessors, closed campaigns and crowd workers with a full batch get None.
     """
     now = now or timezone.now()
     campaign = assessor.campaign
-    if campaign.status != PrefCampaign.Status.ACTIVE or batch_full(assessor):
+    if assessor.blocked or campaign.status != PrefCampaign.Status.ACTIVE or batch_full(assessor):
         return None
     held = (PrefLease.objects.filter(assessor=assessor, expires_at__gt=now)
             .exclude(item__judgments__assessor=assessor).select_related("item").order_by("created_at").first())
@@ -82,7 +88,7 @@ def item_next(*, assessor: PrefAssessor, now=None) -> PrefItem | None:
         return held.item
     gold_first = _wants_gold(campaign, assessor)
     item = _claim(assessor, now, gold=gold_first)
-    if item is None:
+    if item is None and (gold_first or assessor.kind == PrefAssessor.Kind.CROWD):
         item = _claim(assessor, now, gold=not gold_first)
     return item
 

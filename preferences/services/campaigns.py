@@ -14,6 +14,24 @@ from preferences.models import PrefAssessor, PrefCampaign, PrefItem
 GOLD_FROM_RANK = 50
 
 
+def _check_options(options: dict) -> None:
+    """Refuse quality and crowd settings outside their ranges (the form checks them too)."""
+    if not 0.0 <= options.get("gold_rate", 0.0) <= 0.5:
+        raise ValidationError("The gold rate must lie in [0, 0.5].", code="bad_fraction")
+    if not 0.0 <= options.get("gold_accuracy_threshold", 0.0) <= 1.0:
+        raise ValidationError("The gold accuracy threshold must lie in [0, 1].", code="bad_fraction")
+    if options.get("gold_min_answers", 1) < 1 or options.get("crowd_batch_size", 1) < 1:
+        raise ValidationError("Gold answers and batch sizes must be at least 1.", code="bad_size")
+
+
+def _check_gold(campaign: PrefCampaign) -> None:
+    """A gold accuracy threshold needs gold items to be served (otherwise it would never stop anyone)."""
+    if campaign.gold_accuracy_threshold <= 0:
+        return
+    if campaign.gold_rate <= 0 or not campaign.items.filter(is_gold=True).exists():
+        raise ValidationError("A gold accuracy threshold needs gold items and a gold rate above 0.", code="bad_gold")
+
+
 def left_is_a(seed: int, campaign_name: str, topic_qid: str, slot: int = 0) -> bool:
     """Return whether system A goes on the left, deterministically from seed, campaign, topic.
 
@@ -55,6 +73,7 @@ def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b:
         raise ValidationError("Choose two different runs.")
     if run_a.collection_id != collection.pk or run_b.collection_id != collection.pk:
         raise ValidationError("Both runs must belong to the collection.")
+    _check_options(options)
     campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.SIDE_BY_SIDE,
                                            run_a=run_a, run_b=run_b, depth=depth, seed=seed,
                                            judgments_per_item=judgments_per_item, created_by=user, **options)
@@ -76,6 +95,7 @@ def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b:
                                 required_judgments=judgments_per_item)
     if position == 0:
         raise ValidationError("Neither run has rankings for the chosen topics.")
+    _check_gold(campaign)
     _add_assessors(campaign, assessors)
     return campaign
 
@@ -88,6 +108,7 @@ def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[
 
     For gold pairs, A is the document known to be more relevant.
     """
+    _check_options(options)
     campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.DOC_PAIR,
                                            depth=1, seed=seed, judgments_per_item=judgments_per_item,
                                            created_by=user, **options)
@@ -103,6 +124,7 @@ def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[
                                     left_is_a=left_is_a(seed, name, f"{topic.qid}\x00{doc_a}\x00{doc_b}"))
     if position == 0:
         raise ValidationError("No pairs given.")
+    _check_gold(campaign)
     _add_assessors(campaign, assessors)
     return campaign
 

@@ -1,8 +1,18 @@
-"""Crowd links for preference campaigns: join with platform ids, consent, completion code."""
+"""Crowd links for preference campaigns: join with platform ids, consent, completion code.
+
+As in relevance campaigns (``judging.services.crowd``): platform parameters (Prolific's
+``PROLIFIC_PID``, MTurk's ``workerId``) identify a worker and win over whatever the browser
+session remembers, so a second worker on a shared browser never continues the first one's
+batch; a plain link without parameters is known by the session only. A blocked worker gets
+no completion code (the lead decides about them on the platform).
+"""
 from __future__ import annotations
 
 import hashlib
+from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judging.services.crowd import _identify
@@ -12,21 +22,30 @@ from preferences.models import PrefAssessor, PrefCampaign
 def crowd_join(*, campaign: PrefCampaign, params, session_key: str | None) -> PrefAssessor | None:
     """Return the worker's assessor row, creating it; None for an MTurk preview.
 
-    A worker identified by platform id gets the same row on every visit; an anonymous link
-    visitor is known by the session only.
+    A worker identified by platform id gets the same row on every visit (the latest platform
+    ids are remembered: MTurk's completion form must post the current assignmentId); an
+    anonymous link visitor is known by the session only.
     """
     mode, worker_id, data = _identify(params)
     if mode == "preview":
         return None
+    if worker_id:
+        try:
+            with transaction.atomic():
+                assessor, created = PrefAssessor.objects.get_or_create(
+                    campaign=campaign, platform=mode, worker_id=worker_id,
+                    defaults={"kind": PrefAssessor.Kind.CROWD, "platform_data": data})
+        except IntegrityError:  # two tabs of the same worker joining at once
+            assessor, created = PrefAssessor.objects.get(campaign=campaign, platform=mode, worker_id=worker_id), False
+        if not created and data and data != assessor.platform_data:
+            assessor.platform_data = {**assessor.platform_data, **data}
+            assessor.save(update_fields=["platform_data"])
+        return assessor
     if session_key:
-        known = PrefAssessor.objects.filter(campaign=campaign, session_key=session_key).first()
+        known = PrefAssessor.objects.filter(campaign=campaign, session_key=session_key,
+                                            kind=PrefAssessor.Kind.CROWD).first()
         if known is not None:
             return known
-    if worker_id:
-        assessor, _ = PrefAssessor.objects.get_or_create(
-            campaign=campaign, platform=mode, worker_id=worker_id,
-            defaults={"kind": PrefAssessor.Kind.CROWD, "platform_data": data})
-        return assessor
     return PrefAssessor.objects.create(campaign=campaign, kind=PrefAssessor.Kind.CROWD, platform=mode)
 
 
@@ -37,7 +56,12 @@ def crowd_consent(*, assessor: PrefAssessor) -> None:
 
 
 def crowd_complete(*, assessor: PrefAssessor) -> str:
-    """Mark the worker complete and return their code (the campaign's, or one derived per worker)."""
+    """Mark the worker complete and return their code (the campaign's, or one derived per worker).
+
+    Raises ValidationError(code="blocked") for a stopped worker.
+    """
+    if assessor.blocked:
+        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
     if not assessor.completion_code:
         campaign = assessor.campaign
         code = campaign.crowd_completion_code or hashlib.sha256(
@@ -46,3 +70,34 @@ def crowd_complete(*, assessor: PrefAssessor) -> str:
         assessor.completed_at = timezone.now()
         assessor.save(update_fields=["completion_code", "completed_at"])
     return assessor.completion_code
+
+
+def completion_url(campaign: PrefCampaign, code: str) -> str:
+    """Return the platform's completion URL with the code filled in (``{code}``, else Prolific's ``?cc=``).
+
+    The same rule as the relevance campaigns' crowd pages.
+    """
+    url = campaign.crowd_completion_url
+    if not url:
+        return ""
+    if "{code}" in url:
+        return url.replace("{code}", code)
+    parts = urlparse(url)
+    query = dict(parse_qsl(parts.query))
+    query.setdefault("cc", code)
+    return urlunparse(parts._replace(query=urlencode(query)))
+
+
+def mturk_submit(assessor: PrefAssessor) -> dict | None:
+    """Return where and what to POST to finish an MTurk assignment (externalSubmit), if the worker came from MTurk.
+
+    As in relevance campaigns, only an https ``turkSubmitTo`` is used (the sandbox and the live site both are).
+    """
+    if assessor.platform != "mturk":
+        return None
+    data = assessor.platform_data or {}
+    base = str(data.get("turkSubmitTo", "")).rstrip("/")
+    assignment = str(data.get("assignmentId", ""))
+    if not base.startswith("https://") or not assignment:
+        return None
+    return {"action": base + "/mturk/externalSubmit", "assignment_id": assignment}

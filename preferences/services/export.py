@@ -5,7 +5,8 @@ with a higher rel_level is preferred to one with a lower level, and the sub-grou
 judgment group (JG) combine transitively. Here each assessor is a JG (``a<assessor id>``,
 so different assessors may disagree, as trec_eval intends) and each item judged is a JSG
 (its position): the preferred document gets level 1, the other 0; "about the same" gives
-both level 1 (no preference, and no claim that either is non-relevant). Gold items are left out.
+both level 1 (no preference, and no claim that either is non-relevant). Gold items and the
+judgments of blocked assessors are left out, as in the results.
 """
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from preferences.models import PrefCampaign, PrefJudgment
 
 
 def prefs_lines(campaign: PrefCampaign) -> list[str]:
-    """Return the campaign's non-gold judgments as trec_eval ``-R prefs`` lines."""
+    """Return the campaign's non-gold judgments of unblocked assessors as trec_eval ``-R prefs`` lines."""
     lines: list[str] = []
-    judgments = (PrefJudgment.objects.filter(item__campaign=campaign, item__is_gold=False)
+    judgments = (PrefJudgment.objects.filter(item__campaign=campaign, item__is_gold=False, assessor__blocked=False)
                  .select_related("item__topic").order_by("item__topic__qid", "assessor_id", "item__position"))
     for j in judgments:
         item = j.item

@@ -1,4 +1,8 @@
-"""Recording preference answers: idempotent by client token, one per (item, assessor), revisions kept."""
+"""Recording preference answers: idempotent by client token, one per (item, assessor), revisions kept.
+
+A blocked assessor may neither answer nor revise (``blocked``); a gold answer runs the
+campaign's gold check (``preferences.services.quality``), which may block a crowd worker.
+"""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -8,6 +12,9 @@ from django.utils import timezone
 
 from judging.services.judgments import clamp_seconds
 from preferences.models import PrefAssessor, PrefItem, PrefJudgment, PrefLease, PrefRevision
+from preferences.services.quality import gold_accuracy, gold_check, refuse_blocked
+
+__all__ = ["CHOICES", "choice_of", "gold_accuracy", "judgment_submit", "outcome_of"]
 
 CHOICES = {-1: "left better", 0: "about the same", 1: "right better"}
 
@@ -45,7 +52,10 @@ def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, stre
 
     A token already seen returns its judgment unchanged (a retried request). A new answer needs
     a live lease or an existing judgment (a revision); otherwise it is refused, so nobody can
-    judge items they were not given. The item row is locked while counting, as in judging.
+    judge items they were not given. Raises ValidationError with code ``bad_choice``,
+    ``bad_strength``, ``no_token``, ``token_reused``, ``blocked``, ``no_lease`` or ``full``.
+    The assessor's row is locked and then the item's (the order ``quality.assessor_block``
+    uses), so a lead's block cannot slip between the check and the write.
     """
     _validate(choice, strength)
     if not token or len(token) > 64:
@@ -55,6 +65,9 @@ def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, stre
         replay = _replayed(token, assessor)
         if replay is not None:
             return replay
+        assessor.blocked, assessor.gold_check_waived = (
+            PrefAssessor.objects.select_for_update().values_list("blocked", "gold_check_waived").get(pk=assessor.pk))
+        refuse_blocked(assessor)
         item = PrefItem.objects.select_for_update().get(pk=item.pk, campaign_id=assessor.campaign_id)
         existing = PrefJudgment.objects.select_for_update().filter(item=item, assessor=assessor).first()
         seconds = clamp_seconds(seconds)
@@ -66,6 +79,8 @@ def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, stre
             existing.active_seconds += seconds
             existing.revision_count += 1
             existing.save()
+            if item.is_gold:
+                gold_check(assessor=assessor, now=now)
             return existing
         lease = PrefLease.objects.filter(item=item, assessor=assessor, expires_at__gt=now)
         if not lease.exists():
@@ -77,10 +92,6 @@ def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, stre
                                                comment=comment[:5000], active_seconds=seconds, client_token=token)
         PrefItem.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
         lease.delete()
+        if item.is_gold:
+            gold_check(assessor=assessor, now=now)
         return judgment
-
-
-def gold_accuracy(*, assessor: PrefAssessor) -> tuple[int, int]:
-    """Return (correct, answered) on gold items: correct means system A (the intact side) won."""
-    gold = PrefJudgment.objects.filter(assessor=assessor, item__is_gold=True)
-    return gold.filter(outcome=1).count(), gold.count()

@@ -56,3 +56,30 @@ def make_sbs(collection, sbs, alice, bob):
                                    assessors=(alice, bob) if assessors is None else assessors, **options)
 
     return make
+
+
+def crowd_worker(campaign, worker_id="w1"):
+    """Return a consented Prolific worker of the campaign."""
+    from django.utils import timezone
+
+    from preferences.models import PrefAssessor
+
+    return PrefAssessor.objects.create(campaign=campaign, kind=PrefAssessor.Kind.CROWD, platform="prolific",
+                                       worker_id=worker_id, consented_at=timezone.now())
+
+
+def answer(assessor, *, gold_right: bool = True, outcome: int = 1, token: str, seconds: float = 0.0):
+    """Take the assessor's next item and answer it: gold items right or wrong, regular items with ``outcome``.
+
+    Returns the item (None when nothing is left). Answers are given in system terms and turned
+    into the panel choice through the item's placement, as a person looking at the panels would.
+    """
+    from preferences.services import allocation, judgments
+
+    item = allocation.item_next(assessor=assessor)
+    if item is None:
+        return None
+    wanted = (1 if gold_right else -1) if item.is_gold else outcome
+    judgments.judgment_submit(assessor=assessor, item=item, choice=judgments.choice_of(wanted, item.left_is_a),
+                              token=token, seconds=seconds)
+    return item

@@ -68,3 +68,63 @@ def test_parallel_claims_respect_overlap_and_never_double_judge(collection, sbs)
     assert len(per_item) == 12 and set(per_item.values()) == {R}
     assert PrefJudgment.objects.values("item_id", "assessor_id").distinct().count() == 12 * R
     assert set(PrefItem.objects.values_list("judgment_count", flat=True)) == {R}
+
+
+def test_blocking_while_others_judge_keeps_counts_equal_to_usable_judgments(collection, sbs, lead):
+    """A lead blocks assessors while everyone judges: no deadlock, and judgment_count = unblocked judgments ≤ r."""
+    from django.core.exceptions import ValidationError
+    from django.db.models import Count, Q
+
+    from preferences.services.quality import assessor_block
+
+    topics, run_a, run_b = sbs
+    campaign = PrefCampaign.objects.create(collection=collection, name="race-block", kind="sbs", run_a=run_a,
+                                           run_b=run_b, judgments_per_item=R)
+    for n in range(24):
+        PrefItem.objects.create(campaign=campaign, topic=topics[n % 4], position=n + 1, a_docnos=["T1-D1"],
+                                b_docnos=["T1-D2"], left_is_a=bool(n % 2), required_judgments=R)
+    ids = [PrefAssessor.objects.create(campaign=campaign, kind="expert", user=make_user(f"q{i}")).pk
+           for i in range(THREADS)]
+    victims = ids[::4]
+    start = threading.Barrier(THREADS + 1)
+    errors: list[BaseException] = []
+
+    def work(assessor_id):
+        try:
+            assessor = PrefAssessor.objects.select_related("campaign").get(pk=assessor_id)
+            start.wait(timeout=60)
+            for _ in range(50):
+                assessor.refresh_from_db(fields=["blocked"])
+                item = item_next(assessor=assessor)
+                if item is None:
+                    return
+                try:
+                    judgment_submit(assessor=assessor, item=item, choice=0, token=uuid.uuid4().hex)
+                except ValidationError as exc:
+                    if exc.code not in ("blocked", "no_lease"):
+                        raise
+        except BaseException as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def block():
+        try:
+            start.wait(timeout=60)
+            for assessor_id in victims:
+                assessor_block(assessor=PrefAssessor.objects.get(pk=assessor_id), user=lead, reason="race")
+        except BaseException as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in ids] + [threading.Thread(target=block)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors[:3]
+    assert set(PrefAssessor.objects.filter(blocked=True).values_list("pk", flat=True)) == set(victims)
+    rows = PrefItem.objects.filter(campaign=campaign).annotate(
+        usable=Count("judgments", filter=Q(judgments__assessor__blocked=False)))
+    assert all(item.judgment_count == item.usable <= R for item in rows)

@@ -182,7 +182,8 @@ def test_lead_creates_a_campaign_with_the_form(client, sbs, lead, alice):
     response = client.post(reverse("pref-campaign-new", args=["demo"]), {
         "name": "via form", "kind": "sbs", "run_a": run_a.pk, "run_b": run_b.pk,
         "topics": [t.pk for t in topics[:3]], "depth": 10, "judgments_per_item": 1, "seed": 5, "gold_rate": 0,
-        "lease_seconds": 600, "assessors": [alice.pk]})
+        "gold_accuracy_threshold": 0, "gold_min_answers": 3, "crowd_batch_size": 10, "lease_seconds": 600,
+        "assessors": [alice.pk]})
     assert response.status_code == 302
     from preferences.models import PrefCampaign
 
