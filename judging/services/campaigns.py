@@ -92,7 +92,8 @@ def _gold_pairs(*, campaign: Campaign, pool: Pool, pairs: list[PoolPair], count:
         companion = Pool.objects.create(
             collection=campaign.collection,
             name=f"{pool.name} · gold · {campaign.name}"[:200],
-            strategy=pool.strategy,
+            # A companion only holds gold pairs: never mark it sampled (it has no strata to redraw).
+            strategy=Pool.Strategy.DEPTH if pool.strategy == Pool.Strategy.SAMPLE else pool.strategy,
             parameters={"gold_for_campaign": campaign.pk, "gold_qrels": campaign.gold_qrels_id},
             created_by=campaign.created_by,
             frozen=True,
