@@ -8,6 +8,7 @@ urlpatterns = [
     path("c/<slug:slug>/preferences/new/", views.campaign_new, name="pref-campaign-new"),
     path("preferences/<int:campaign_id>/", views.campaign_results, name="pref-campaign-results"),
     path("preferences/<int:campaign_id>/prefs.txt", views.campaign_export, name="pref-campaign-export"),
+    path("preferences/<int:campaign_id>/judgments.<str:fmt>", views.campaign_judgments, name="pref-campaign-judgments"),
     path("preferences/<int:campaign_id>/assessors/<int:assessor_id>/block/", views.assessor_block,
          name="pref-assessor-block"),
     path("preferences/<int:campaign_id>/judge/", views.judge, name="pref-judge"),

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from collections_app.access import collection_for_user
 from preferences import access
 from preferences.forms import CampaignForm
-from preferences.models import PrefAssessor, PrefCampaign, PrefItem
+from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
 from preferences.panels import item_view
 from preferences.services import allocation, crowd, export, judgments, quality, results
 from preferences.services.campaigns import doc_pair_create, side_by_side_create
@@ -94,8 +94,50 @@ def campaign_export(request, campaign_id):
     return response
 
 
+EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+@login_required
+def campaign_judgments(request, campaign_id, fmt):
+    """Download every judgment (CSV or JSONL): answer, outcome, strength, comment, time, blocked flag."""
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    if fmt not in EXPORT_TYPES:
+        raise Http404("Unknown export format.")
+    response = HttpResponse(export.judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="preferences-{campaign.pk}-judgments.{fmt}"'
+    return response
+
+
+def _revising(request, assessor: PrefAssessor) -> PrefJudgment | None:
+    """Return the assessor's own judgment named by ``?revise=<item id>``; 404 for anything else."""
+    if request.method != "GET" or "revise" not in request.GET:
+        return None
+    try:
+        item_id = int(request.GET["revise"])
+    except ValueError:
+        raise Http404("No such judgment.") from None
+    judgment = (PrefJudgment.objects.filter(assessor=assessor, item_id=item_id)
+                .select_related("item__topic", "item__campaign__collection").first())
+    if judgment is None:
+        raise Http404("No such judgment.")
+    return judgment
+
+
+def _back_url(assessor: PrefAssessor, here: str, before: PrefJudgment | None) -> str:
+    """Return the page of the assessor's judgment made before ``before`` (or their latest), or ""."""
+    earlier = PrefJudgment.objects.filter(assessor=assessor)
+    if before is not None:
+        earlier = earlier.filter(pk__lt=before.pk)
+    previous = earlier.order_by("-pk").values_list("item_id", flat=True).first()
+    return f"{here}?revise={previous}" if previous else ""
+
+
 def _judge(request, assessor: PrefAssessor, here: str):
-    """Shared GET/POST of the judging page for experts and crowd workers."""
+    """Shared GET/POST of the judging page for experts and crowd workers.
+
+    ``?revise=<item id>`` shows an item the assessor already judged with their answer, to change
+    it (a revision); the back key walks through their earlier judgments, newest first.
+    """
     error = ""
     if request.method == "POST":
         item = PrefItem.objects.filter(pk=request.POST.get("item"), campaign=assessor.campaign).first()
@@ -112,14 +154,17 @@ def _judge(request, assessor: PrefAssessor, here: str):
             return redirect(here)
     if assessor.blocked and assessor.kind == PrefAssessor.Kind.CROWD:  # judgment_submit re-reads it under lock
         return _stopped(request, assessor.campaign)
-    item = allocation.item_next(assessor=assessor)
+    revising = _revising(request, assessor)
+    item = revising.item if revising else allocation.item_next(assessor=assessor)
     if item is None and assessor.kind == PrefAssessor.Kind.CROWD and assessor.judgments.exists():
         code = crowd.crowd_complete(assessor=assessor)
         return render(request, "preferences/crowd_complete.html", {
             "code": code, "completion_url": crowd.completion_url(assessor.campaign, code),
             "mturk": crowd.mturk_submit(assessor), "assessor": assessor})
     context = {"campaign": assessor.campaign, "done": assessor.judgments.count(), "error": error,
-               "token": uuid.uuid4().hex, "action": here}
+               "token": uuid.uuid4().hex, "action": here, "revising": revising,
+               "strengths": list(judgments.STRENGTHS.items()),
+               "back_url": _back_url(assessor, here, revising)}
     if item is not None:
         context.update(item_view(item))
     return render(request, "preferences/judge.html", context)

@@ -1,4 +1,4 @@
-"""Export document-pair judgments in trec_eval's ``-R prefs`` format.
+"""Export judgments: document pairs in trec_eval's ``-R prefs`` format, and every judgment as CSV/JSONL.
 
 A prefs line is ``qid jg jsg docno rel_level``: within one judgment sub-group (JSG) a document
 with a higher rel_level is preferred to one with a lower level, and the sub-groups of one
@@ -9,6 +9,12 @@ both level 1 (no preference, and no claim that either is non-relevant). Gold ite
 judgments of blocked assessors are left out, as in the results.
 """
 from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.core.exceptions import ValidationError
 
 from preferences.models import PrefCampaign, PrefJudgment
 
@@ -25,3 +31,58 @@ def prefs_lines(campaign: PrefCampaign) -> list[str]:
         lines.append(f"{head} {item.a_docnos[0]} {a_level}")
         lines.append(f"{head} {item.b_docnos[0]} {b_level}")
     return lines
+
+
+JUDGMENT_FIELDS = (
+    "judgment_id", "assessor_id", "assessor", "kind", "platform", "blocked", "qid", "item", "is_gold", "left_is_a",
+    "answer", "outcome", "strength", "comment", "active_seconds", "revision_count", "created_at", "updated_at",
+)
+ANSWERS = {-1: "left", 0: "same", 1: "right"}
+OUTCOMES = {1: "A", 0: "tie", -1: "B"}
+# A spreadsheet runs a cell starting with one of these as a formula; worker ids and comments
+# come from crowd workers, so their CSV cells are prefixed with an apostrophe (OWASP's advice).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _judgment_rows(campaign: PrefCampaign):
+    judgments = (PrefJudgment.objects.filter(item__campaign=campaign)
+                 .select_related("assessor__user", "item__topic").order_by("item__position", "created_at", "pk"))
+    for j in judgments.iterator(chunk_size=2000):
+        yield {
+            "judgment_id": j.pk, "assessor_id": j.assessor_id, "assessor": j.assessor.label, "kind": j.assessor.kind,
+            "platform": j.assessor.platform, "blocked": j.assessor.blocked, "qid": j.item.topic.qid,
+            "item": j.item.position, "is_gold": j.item.is_gold, "left_is_a": j.item.left_is_a,
+            "answer": ANSWERS[j.choice], "outcome": OUTCOMES[j.outcome], "strength": j.strength, "comment": j.comment,
+            "active_seconds": round(j.active_seconds, 3), "revision_count": j.revision_count,
+            "created_at": j.created_at.isoformat(), "updated_at": j.updated_at.isoformat(),
+        }
+
+
+def _csv_cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def judgments_export(*, campaign: PrefCampaign, fmt: str) -> str:
+    """Return every judgment of the campaign (blocked assessors' too, for audit) as CSV or JSONL.
+
+    ``answer`` is what was clicked (left / same / right), ``outcome`` the same in system terms
+    (A / tie / B; for document pairs A is the first document of the pair). CSV has a header
+    row, empty cells for no strength, ``true``/``false`` booleans and free text guarded against
+    spreadsheet formulas; JSONL keeps every value as stored.
+    """
+    if fmt == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in _judgment_rows(campaign))
+    if fmt != "csv":
+        raise ValidationError(f"Unknown export format {fmt!r}; use csv or jsonl.", code="bad_format")
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=JUDGMENT_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in _judgment_rows(campaign):
+        writer.writerow({k: _csv_cell(v) for k, v in row.items()})
+    return buffer.getvalue()

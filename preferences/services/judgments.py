@@ -11,12 +11,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from judging.services.judgments import clamp_seconds
-from preferences.models import PrefAssessor, PrefItem, PrefJudgment, PrefLease, PrefRevision
+from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease, PrefRevision
 from preferences.services.quality import gold_accuracy, gold_check, refuse_blocked
 
-__all__ = ["CHOICES", "choice_of", "gold_accuracy", "judgment_submit", "outcome_of"]
+__all__ = ["CHOICES", "STRENGTHS", "choice_of", "gold_accuracy", "judgment_submit", "outcome_of"]
 
 CHOICES = {-1: "left better", 0: "about the same", 1: "right better"}
+STRENGTHS = {1: "slightly", 2: "clearly", 3: "much"}
 
 
 def outcome_of(choice: int, left_is_a: bool) -> int:
@@ -32,7 +33,7 @@ def choice_of(outcome: int, left_is_a: bool) -> int:
 def _validate(choice, strength) -> None:
     if isinstance(choice, bool) or choice not in CHOICES:
         raise ValidationError("Choice must be -1 (left), 0 (same) or 1 (right).", code="bad_choice")
-    if strength is not None and (isinstance(strength, bool) or strength not in (1, 2, 3)):
+    if strength is not None and (isinstance(strength, bool) or strength not in STRENGTHS):
         raise ValidationError("Strength must be 1, 2 or 3.", code="bad_strength")
 
 
@@ -52,8 +53,9 @@ def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, stre
 
     A token already seen returns its judgment unchanged (a retried request). A new answer needs
     a live lease or an existing judgment (a revision); otherwise it is refused, so nobody can
-    judge items they were not given. Raises ValidationError with code ``bad_choice``,
-    ``bad_strength``, ``no_token``, ``token_reused``, ``blocked``, ``no_lease`` or ``full``.
+    judge items they were not given; a closed campaign takes no answers and no revisions. Raises
+    ValidationError with code ``bad_choice``, ``bad_strength``, ``no_token``, ``token_reused``,
+    ``blocked``, ``campaign_closed``, ``no_lease`` or ``full``.
     The assessor's row is locked and then the item's (the order ``quality.assessor_block``
     uses), so a lead's block cannot slip between the check and the write.
     """
@@ -68,16 +70,21 @@ def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, stre
         assessor.blocked, assessor.gold_check_waived = (
             PrefAssessor.objects.select_for_update().values_list("blocked", "gold_check_waived").get(pk=assessor.pk))
         refuse_blocked(assessor)
+        if assessor.campaign.status != PrefCampaign.Status.ACTIVE:
+            raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
         item = PrefItem.objects.select_for_update().get(pk=item.pk, campaign_id=assessor.campaign_id)
         existing = PrefJudgment.objects.select_for_update().filter(item=item, assessor=assessor).first()
         seconds = clamp_seconds(seconds)
         if existing is not None:
-            PrefRevision.objects.create(judgment=existing, old_choice=existing.choice, new_choice=choice,
-                                        client_token=token, active_seconds=seconds)
+            # As in judging: only a changed answer is a revision; a resubmit of the same answer
+            # just updates strength, comment and time.
+            if choice != existing.choice:
+                PrefRevision.objects.create(judgment=existing, old_choice=existing.choice, new_choice=choice,
+                                            client_token=token, active_seconds=seconds)
+                existing.revision_count += 1
             existing.choice, existing.outcome = choice, outcome_of(choice, item.left_is_a)
             existing.strength, existing.comment = strength, comment[:5000]
             existing.active_seconds += seconds
-            existing.revision_count += 1
             existing.save()
             if item.is_gold:
                 gold_check(assessor=assessor, now=now)

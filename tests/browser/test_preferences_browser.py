@@ -43,3 +43,38 @@ def test_assessor_judges_three_topics_by_keyboard(page, login, live_server, coll
         assert first_left == (item.a_docnos if item.left_is_a else item.b_docnos)[0]  # mapping as shown
         assert j.active_seconds >= 0
     assert {judgments[i].item.left_is_a for i, _, _ in shown} == {True, False}  # seed 3 mixes placements
+
+
+def test_assessor_goes_back_with_the_keyboard_and_changes_an_answer(page, login, live_server, collection, alice):
+    topics, (run_a, run_b) = build_runs(collection)
+    campaign = side_by_side_create(collection=collection, name="sbs-back", run_a=run_a, run_b=run_b,
+                                   topics=topics[:2], assessors=[alice], seed=3)
+    login(alice, f"/preferences/{campaign.pk}/judge/")
+    order = []
+    for key in ("1", "3"):
+        page.wait_for_selector("#pref-form")
+        order.append(int(page.get_attribute("#pref-form", "data-item")))
+        with page.expect_navigation():
+            page.keyboard.press(key)
+    page.wait_for_selector("#pref-nothing")
+    with page.expect_navigation():
+        page.keyboard.press("Backspace")  # the latest answer: the second topic, shown with what I chose
+    assert int(page.get_attribute("#pref-form", "data-item")) == order[1]
+    assert page.locator("#pref-right-better.chosen").count() == 1
+    with page.expect_navigation():
+        page.keyboard.press("Backspace")  # one further back: the first topic
+    assert int(page.get_attribute("#pref-form", "data-item")) == order[0]
+    assert "left better" in page.text_content("#pref-revising")
+    page.keyboard.press("s")  # strength: slightly
+    with page.expect_navigation():
+        page.keyboard.press("2")  # change it to "about the same"
+    page.wait_for_selector("#pref-nothing")
+    first = PrefJudgment.objects.get(item_id=order[0])
+    assert (first.choice, first.outcome, first.strength, first.revision_count) == (0, 0, 1, 1)
+    assert list(first.revisions.values_list("old_choice", "new_choice")) == [(-1, 0)]
+    assert PrefJudgment.objects.get(item_id=order[1]).revision_count == 0
+    with page.expect_navigation():
+        page.keyboard.press("k")
+    with page.expect_navigation():
+        page.keyboard.press("n")  # back to new items: nothing is left
+    assert page.locator("#pref-nothing").count() == 1

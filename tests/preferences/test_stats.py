@@ -5,6 +5,7 @@ import math
 import random
 
 import pytest
+from statsmodels.stats import proportion
 
 from preferences import stats
 from preferences.stats import Row
@@ -34,7 +35,6 @@ def test_even_split_p_is_one():
 
 
 def test_against_statsmodels_and_direct_sum_on_generated_cases():
-    proportion = pytest.importorskip("statsmodels.stats.proportion")
     rng = random.Random(11)
     for _ in range(200):
         outcomes = [rng.choice((-1, 0, 1, 1)) for _ in range(rng.randint(1, 60))]

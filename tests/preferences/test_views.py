@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from collections_app.models import Document, Topic
+from metrics import prefs
 from preferences.highlight import highlight, query_terms
 from preferences.models import PrefAssessor, PrefJudgment
 from preferences.services import allocation, judgments
@@ -160,7 +161,6 @@ def test_export_prefs_format_and_read_back(client, collection, sbs, alice, bob, 
     client.force_login(lead)
     body = client.get(reverse("pref-campaign-export", args=[campaign.pk])).content.decode()
     assert body.splitlines() == lines
-    prefs = pytest.importorskip("metrics.prefs", reason="metrics.prefs (helper A2) not available")
     path = tmp_path / "prefs.txt"
     path.write_text(body)
     read = prefs.read_prefs(path)
