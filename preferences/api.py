@@ -39,7 +39,10 @@ class ResultsAPI(APIView):
         r = campaign_results(campaign)
         agreement = None
         if r.agreement is not None:
-            agreement = {"statistic": "krippendorff", "value": r.agreement.value}
+            g = r.agreement
+            agreement = {"statistic": "krippendorff", "value": g.value, "n_items": g.n_items,
+                         "raw_agreement": g.raw_agreement, "ci_low": g.ci_low, "ci_high": g.ci_high,
+                         "undefined_reason": g.undefined_reason}
         return Response(serializers.ResultsSerializer({
             "id": campaign.pk, "name": campaign.name, "kind": campaign.kind,
             "system_a": campaign.run_a.tag if campaign.run_a else "A",

@@ -27,7 +27,12 @@ class TallySerializer(serializers.Serializer):
 
 class AgreementSerializer(serializers.Serializer):
     statistic = serializers.CharField()
-    value = serializers.FloatField(allow_null=True)
+    value = serializers.FloatField(allow_null=True, help_text="nominal α on outcomes; null when undefined")
+    n_items = serializers.IntegerField(help_text="items judged at least twice")
+    raw_agreement = serializers.FloatField(allow_null=True, help_text="observed agreement between pairs of judgments")
+    ci_low = serializers.FloatField(allow_null=True, help_text="95% bootstrap interval over items")
+    ci_high = serializers.FloatField(allow_null=True)
+    undefined_reason = serializers.CharField(allow_null=True)
 
 
 class GoldSerializer(serializers.Serializer):

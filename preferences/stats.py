@@ -79,11 +79,13 @@ def position_bias(rows: Iterable[Row], *, confidence: float = 0.95) -> Tally:
     return tally([-row.choice for row in rows], confidence=confidence)
 
 
-def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff"):
+def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff", ci: str | None = "bootstrap"):
     """Agreement between assessors on the outcome (categories -1, 0, +1), via judging.agreement.
 
     Returns None when no item has two judgments. Krippendorff's α tolerates missing ratings, so
-    it works for any overlap design; percent agreement is the easy-to-read companion.
+    it works for any overlap design; the result carries the number of items judged at least
+    twice, the raw (observed) agreement, a bootstrap interval over items (1000 resamples, seed
+    0) and, when α is undefined (e.g. a single outcome everywhere), the reason.
     """
     triples = [(row.item, row.assessor, row.outcome) for row in rows]
     per_item: dict[int, int] = defaultdict(int)
@@ -91,4 +93,4 @@ def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff"
         per_item[item] += 1
     if not any(n >= 2 for n in per_item.values()):
         return None
-    return agreement(triples, statistic=statistic, categories=[-1, 0, 1], ci=None)
+    return agreement(triples, statistic=statistic, categories=[-1, 0, 1], ci=ci)

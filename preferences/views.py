@@ -164,6 +164,7 @@ def _judge(request, assessor: PrefAssessor, here: str):
     context = {"campaign": assessor.campaign, "done": assessor.judgments.count(), "error": error,
                "token": uuid.uuid4().hex, "action": here, "revising": revising,
                "strengths": list(judgments.STRENGTHS.items()),
+               "batch": assessor.campaign.crowd_batch_size if assessor.kind == PrefAssessor.Kind.CROWD else None,
                "back_url": _back_url(assessor, here, revising)}
     if item is not None:
         context.update(item_view(item))

@@ -262,3 +262,31 @@ def test_the_new_campaign_form_takes_gold_pairs_for_document_pairs(client, sbs, 
         "judgments_per_item": 1, "seed": 0, "gold_rate": 0, "gold_accuracy_threshold": 0, "gold_min_answers": 3,
         "lease_seconds": 600, "crowd_batch_size": 10})
     assert "Gold pairs, line 1" in bad.content.decode()
+
+
+def test_results_say_why_agreement_is_undefined(client, make_sbs, alice, bob, lead):
+    campaign = make_sbs(judgments_per_item=2)
+    for user in (alice, bob):
+        row = PrefAssessor.objects.get(campaign=campaign, user=user)
+        for n in range(4):
+            answer(row, outcome=0, token=f"{user.username}{n}")
+    client.force_login(lead)
+    html = client.get(reverse("pref-campaign-results", args=[campaign.pk])).content.decode()
+    assert "<strong>undefined</strong> (only one category used)" in html
+    assert "over 4 items judged at least twice by 2 assessors; raw agreement 1.000." in html
+    data = client.get(reverse("api-pref-results", args=[campaign.pk])).json()["agreement"]
+    assert data == {"statistic": "krippendorff", "value": None, "n_items": 4, "raw_agreement": 1.0,
+                    "ci_low": None, "ci_high": None, "undefined_reason": "only one category used"}
+
+
+def test_results_show_alpha_with_its_interval_and_raw_agreement(client, make_sbs, alice, bob, lead):
+    campaign = make_sbs(judgments_per_item=2)
+    a, b = (PrefAssessor.objects.get(campaign=campaign, user=u) for u in (alice, bob))
+    for n in range(4):
+        answer(a, outcome=1, token=f"a{n}")
+        answer(b, outcome=1 if n < 3 else -1, token=f"b{n}")
+    client.force_login(lead)
+    html = client.get(reverse("pref-campaign-results", args=[campaign.pk])).content.decode()
+    # seven "A better" and one "B better" over four doubly judged items: D_o = 2/8 = D_e = 14/56, so α = 0
+    assert "<strong>0.000</strong> (95% bootstrap interval over items" in html
+    assert "over 4 items judged at least twice by 2 assessors; raw agreement 0.750." in html

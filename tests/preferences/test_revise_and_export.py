@@ -7,6 +7,8 @@ import json
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from metrics.io import run_from_dict
@@ -161,3 +163,30 @@ def test_exported_prefs_score_a_run_as_trec_eval_would(client, collection, sbs, 
     result = evaluate_prefs(prefs, run, ["prefs_simp", "prefs_num_prefs_poss", "prefs_num_prefs_ful"])
     assert result.aggregate["prefs_simp"] == pytest.approx(0.5)
     assert (result.aggregate["prefs_num_prefs_poss"], result.aggregate["prefs_num_prefs_ful"]) == (2, 1)
+
+
+def test_the_judging_page_needs_the_same_queries_however_much_was_judged(client, make_sbs, alice):
+    campaign = make_sbs(judgments_per_item=1)
+    me = _assessor(campaign, alice)
+    client.force_login(alice)
+    url = reverse("pref-judge", args=[campaign.pk])
+
+    def queries():
+        with CaptureQueriesContext(connection) as ctx:
+            assert "item" in client.get(url).context
+        return len(ctx.captured_queries)
+
+    answer(me, token="q0")
+    one = queries()
+    answer(me, token="q1")
+    answer(me, token="q2")
+    assert queries() == one
+
+
+def test_crowd_workers_see_their_batch_size(client, make_sbs):
+    campaign = make_sbs(assessors=(), crowd_enabled=True, crowd_batch_size=3)
+    entry = reverse("pref-crowd", args=[campaign.crowd_token])
+    client.get(entry + "?PROLIFIC_PID=p1")
+    client.post(entry, {"consent": "yes"})
+    html = client.get(reverse("pref-crowd-judge", args=[campaign.crowd_token])).content.decode()
+    assert 'id="pref-done">0</span> of <span id="pref-batch">3</span>' in html

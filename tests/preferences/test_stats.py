@@ -70,3 +70,13 @@ def test_agreement_perfect_and_absent():
 def test_agreement_percent_on_hand_case():
     rows = [Row(1, "t", 1, 1, 0), Row(1, "t", 2, 1, 0), Row(2, "t", 1, -1, 0), Row(2, "t", 2, 0, 0)]
     assert stats.preference_agreement(rows, statistic="percent").value == pytest.approx(0.5)
+
+
+def test_agreement_reports_items_raw_agreement_and_an_interval():
+    rows = [Row(1, "t", 1, 1, 0), Row(1, "t", 2, 1, 0), Row(2, "t", 1, -1, 0), Row(2, "t", 2, 0, 0),
+            Row(3, "t", 1, 1, 0)]
+    g = stats.preference_agreement(rows)
+    # pairable values (1, 1) and (-1, 0): D_o = 2/4, D_e = 10/12, α = 1 - 0.6; item 3 has one judgment only
+    assert g.value == pytest.approx(0.4) and (g.n_items, g.n_raters) == (2, 2)
+    assert g.raw_agreement == pytest.approx(0.5)
+    assert g.ci_low is not None and g.ci_low <= g.value <= g.ci_high
