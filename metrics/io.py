@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,38 +26,184 @@ __all__ = [
 ]
 
 
+_MIX_A = np.uint64(0x9E3779B97F4A7C15)
+_MIX_B = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_C = np.uint64(0x94D049BB133111EB)
+# _KEEP[m] keeps the first m bytes of a uint64 word, whatever the machine's byte order.
+_KEEP = np.array([[0xFF] * m + [0] * (8 - m) for m in range(9)], dtype=np.uint8).view(np.uint64).ravel()
+
+
+def _words(rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Return (n, k) uint64 words of byte rows (n, 8k), zeroing every byte past each row's length, in place."""
+    words = rows.view(np.uint64)
+    for j in range(words.shape[1]):
+        words[:, j] &= _KEEP[np.minimum(np.maximum(lengths - 8 * j, 0), 8)]
+    return words
+
+
+def _row_hashes(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Return a 64-bit hash of each row's first ``lengths[i]`` bytes (rows of zero-padded words).
+
+    Words past a row's end are skipped, so the hash does not depend on the matrix width.
+    """
+    n_words = (lengths + 7) // 8
+    h = lengths.astype(np.uint64) * _MIX_A
+    for j in range(words.shape[1]):
+        x = (h ^ words[:, j]) * _MIX_B
+        x ^= x >> np.uint64(31)
+        h = np.where(n_words > j, x, h)
+    h ^= h >> np.uint64(30)  # splitmix64 finaliser: the table indexes by the low bits
+    h *= _MIX_B
+    h ^= h >> np.uint64(27)
+    h *= _MIX_C
+    return h ^ (h >> np.uint64(31))
+
+
+def _grown(arr: np.ndarray, size: int) -> np.ndarray:
+    """Return ``arr`` itself if it holds ``size`` items, else a zero-extended copy at least twice as large."""
+    if len(arr) >= size:
+        return arr
+    out = np.zeros(max(size, 2 * len(arr)), dtype=arr.dtype)
+    out[:len(arr)] = arr
+    return out
+
+
 class _Vocabulary:
     """Map docnos to stable integer codes for the life of the process.
 
     Runs and qrels store codes beside the docno strings, so evaluation compares integers in
-    numpy instead of hashing strings per document. Memory grows with the number of distinct
-    docnos the process has read (about 100 bytes each); codes are never reused.
+    numpy instead of hashing strings per document. A code indexes ``names`` (the docno
+    string); the docno's UTF-8 bytes (as zero-padded 8-byte words), length and 64-bit hash sit
+    in numpy arrays, and an open-addressing table (linear probing, at most half full) maps
+    hashes to codes, so a whole file's docnos are looked up in a few vectorised passes. A
+    lookup compares the bytes, not only the hash, so two docnos never share a code. Memory
+    grows with the distinct docnos the process has read (about 100 bytes plus twice the
+    docno's length each); codes are never reused.
     """
 
     def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
         self.names: list[str] = []
+        self._hashes = np.zeros(1024, dtype=np.uint64)  # per code; capacities grow by doubling
+        self._lengths = np.zeros(1024, dtype=np.int64)
+        self._offsets = np.zeros(1024, dtype=np.int64)  # first word of the code's bytes in _store
+        self._store = np.zeros(1 << 13, dtype=np.uint64)
+        self._used = 0  # words of _store in use
+        self._slots = np.zeros(1 << 12, dtype=np.int32)  # code + 1; 0 is an empty slot
+        self._mark = np.zeros(1024, dtype=np.int64)  # scratch for repeated()
 
-    def encode(self, docnos: list[str]) -> np.ndarray:
+    def encode(self, docnos: Sequence[str]) -> np.ndarray:
         """Return the codes of ``docnos``, assigning new codes to docnos never seen before."""
-        ids = self.ids
-        codes = list(map(ids.get, docnos))
-        if None in codes:
-            names = self.names
-            for i, c in enumerate(codes):
-                if c is None:
-                    d = docnos[i]
-                    c = ids.get(d)
-                    if c is None:
-                        c = ids[d] = len(names)
-                        names.append(d)
-                    codes[i] = c
-        return np.array(codes, dtype=np.int64)
+        if not len(docnos):
+            return np.zeros(0, dtype=np.int64)
+        raw = [d.encode("utf-8", "surrogatepass") for d in docnos]
+        lengths = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
+        width = max(8, -(-int(lengths.max()) // 8) * 8)
+        words = np.array(raw, dtype=f"S{width}").view(np.uint64).reshape(len(raw), width // 8)
+        return self.encode_words(words, lengths, names=lambda idx: [docnos[i] for i in idx.tolist()])
+
+    def encode_words(self, words: np.ndarray, lengths: np.ndarray, *,
+                     names: Callable[[np.ndarray], list[str]] | None = None) -> np.ndarray:
+        """Return the codes of docnos given as UTF-8 bytes, one per row of zero-padded uint64 words.
+
+        New docnos get codes in order of first appearance, as ``encode`` gives them;
+        ``names(row indices)`` returns their strings (by default the bytes are decoded).
+        """
+        hashes = _row_hashes(words, lengths)
+        codes = self._find(hashes, words, lengths)
+        missing = np.flatnonzero(codes < 0)
+        if len(missing):
+            if names is None:
+                def names(idx: np.ndarray) -> list[str]:
+                    return [words[i].tobytes()[:n].decode() for i, n in zip(idx.tolist(), lengths[idx].tolist())]
+            codes[missing] = self._add(hashes[missing], words[missing], lengths[missing],
+                                       lambda new: names(missing[new]))
+        return codes
 
     def decode(self, codes: np.ndarray) -> list[str]:
         """Return the docnos of ``codes``."""
         names = self.names
         return [names[c] for c in codes.tolist()]
+
+    def repeated(self, codes: np.ndarray) -> np.ndarray:
+        """Return which positions of ``codes`` hold a code that occurs there more than once."""
+        self._mark = _grown(self._mark, len(self.names))
+        positions = np.arange(len(codes))
+        self._mark[codes] = positions  # a repeated code keeps one of its positions
+        self._mark[codes[self._mark[codes] != positions]] = -1
+        return self._mark[codes] < 0
+
+    def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Return whether rows ``at`` hold exactly the bytes of the docnos with the paired codes."""
+        lengths = lengths[at]
+        n_words = (lengths + 7) // 8
+        same = self._lengths[codes] == lengths
+        offsets = self._offsets[codes]
+        self._store = _grown(self._store, self._used + words.shape[1])
+        for j in range(words.shape[1]):  # words past a docno's end belong to the next docno
+            same &= (self._store[offsets + j] == words[at, j]) | (n_words <= j)
+        return same
+
+    def _find(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Return the code of each row's docno, or -1 where the docno has none yet."""
+        codes = np.full(len(hashes), -1, dtype=np.int64)
+        mask = len(self._slots) - 1
+        todo = np.arange(len(hashes))
+        pos = (hashes & np.uint64(mask)).astype(np.int64)
+        while len(todo):
+            cand = self._slots[pos].astype(np.int64) - 1
+            filled = cand >= 0
+            hit = filled & (self._hashes[cand] == hashes[todo])  # an empty slot reads code -1: masked
+            idx = np.flatnonzero(hit)
+            if len(idx):
+                hit[idx] = self._same(cand[idx], words, lengths, todo[idx])
+                codes[todo[hit]] = cand[hit]
+            more = filled & ~hit
+            todo, pos = todo[more], (pos[more] + 1) & mask
+        return codes
+
+    def _add(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray,
+             names: Callable[[np.ndarray], list[str]]) -> np.ndarray:
+        """Assign codes to docnos absent from the vocabulary (a docno may repeat); return them."""
+        keyed = np.concatenate([lengths.astype(np.uint64)[:, None], words], axis=1)
+        _, first, inverse = np.unique(keyed.view(np.dtype((np.void, keyed.itemsize * keyed.shape[1]))).ravel(),
+                                      return_index=True, return_inverse=True)
+        order = np.argsort(first)  # codes in order of first appearance, as a dict would give them
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        new = first[order]
+        base, end = len(self.names), len(self.names) + len(new)
+        self.names.extend(names(new))
+        new_lengths, n_words = lengths[new], (lengths[new] + 7) // 8
+        data = words[new][np.arange(words.shape[1]) < n_words[:, None]]
+        self._hashes, self._lengths, self._offsets = (_grown(a, end) for a in (self._hashes, self._lengths, self._offsets))
+        self._hashes[base:end] = hashes[new]
+        self._lengths[base:end] = new_lengths
+        self._offsets[base:end] = self._used + np.cumsum(n_words) - n_words
+        self._store = _grown(self._store, self._used + len(data))
+        self._store[self._used:self._used + len(data)] = data
+        self._used += len(data)
+        if 2 * end <= len(self._slots):
+            self._place(np.arange(base, end))
+        else:
+            size = len(self._slots)
+            while 4 * end > size:
+                size *= 2
+            self._slots = np.zeros(size, dtype=np.int32)
+            self._place(np.arange(end))
+        return base + rank[inverse]
+
+    def _place(self, codes: np.ndarray) -> None:
+        """Put each code into the first free slot from its hash on (linear probing)."""
+        mask = len(self._slots) - 1
+        pos = (self._hashes[codes] & np.uint64(mask)).astype(np.int64)
+        while len(codes):
+            free = np.flatnonzero(self._slots[pos] == 0)
+            _, first = np.unique(pos[free], return_index=True)  # one code per contested slot
+            won = free[first]
+            self._slots[pos[won]] = codes[won] + 1
+            rest = np.ones(len(codes), dtype=bool)
+            rest[won] = False
+            codes, pos = codes[rest], (pos[rest] + 1) & mask
 
 
 VOCABULARY = _Vocabulary()
@@ -130,17 +276,24 @@ class Run:
                 for q, (a, b) in self.index.items()}
 
 
-def _open_text(path: str | os.PathLike) -> str:
-    path = os.fspath(path)
+def _read_bytes(path: str) -> bytes:
     with open(path, "rb") as fh:
         head = fh.read(2)
     opener = gzip.open if head == b"\x1f\x8b" else open
     with opener(path, "rb") as fh:
-        raw = fh.read()
+        return fh.read()
+
+
+def _decoded(raw: bytes, path: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MetricsInputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path) from None
+
+
+def _open_text(path: str | os.PathLike) -> str:
+    path = os.fspath(path)
+    return _decoded(_read_bytes(path), path)
 
 
 def _data_lines(text: str) -> list[tuple[int, str]]:
@@ -200,7 +353,11 @@ def read_run(path: str | os.PathLike, *, tag: str | None = None) -> Run:
     score, or a docno repeated within a topic.
     """
     spath = os.fspath(path)
-    return _run_from_text(_open_text(spath), path=spath, tag=tag)
+    raw = _read_bytes(spath)
+    run = _vector_run(raw, path=spath, tag=tag)
+    if run is None:
+        run = _run_from_text(_decoded(raw, spath), path=spath, tag=tag)
+    return run
 
 
 def _run_from_text(text: str, *, path: str, tag: str | None) -> Run:
@@ -234,18 +391,29 @@ def _build_run(qids: list[str], docnos: list[str], scores: np.ndarray, *, tag: s
         scores = scores[np.array(order, dtype=np.int64)]
         bounds = [0, *(i for i in range(1, n) if qids[i] != qids[i - 1]), n]
     codes = VOCABULARY.encode(docnos)
-    if n > 1:
-        topic = np.repeat(np.arange(len(bounds) - 1, dtype=np.int64), np.diff(bounds))
-        key = (topic << 32) | codes
-        srt = np.sort(key)
-        dup = np.nonzero(srt[1:] == srt[:-1])[0]
-        if len(dup):
-            j = int(np.nonzero(key == srt[dup[0]])[0][1])
-            k = order[j] if order is not None else j
-            line = lines[k] if lines is not None else k + 1
-            raise MetricsInputError(f"duplicate docno {docnos[j]!r} in topic {qids[j]!r} of the run",
-                                    path=path, line=line)
+    j = _first_duplicate(codes, bounds)
+    if j is not None:
+        k = order[j] if order is not None else j
+        line = lines[k] if lines is not None else k + 1
+        raise MetricsInputError(f"duplicate docno {docnos[j]!r} in topic {qids[j]!r} of the run",
+                                path=path, line=line)
     return Run([qids[b] for b in bounds[:-1]], bounds, codes, scores, tag=tag)
+
+
+def _first_duplicate(codes: np.ndarray, bounds: list[int]) -> int | None:
+    """Return the flat position of the second copy of the docno first repeated within a topic (by topic, then code)."""
+    if len(codes) < 2:
+        return None
+    rows = np.flatnonzero(VOCABULARY.repeated(codes))  # usually few: sort only those
+    if not len(rows):
+        return None
+    topic = np.repeat(np.arange(len(bounds) - 1, dtype=np.int64), np.diff(bounds))
+    key = (topic[rows] << 32) | codes[rows]
+    srt = np.sort(key)
+    dup = np.flatnonzero(srt[1:] == srt[:-1])
+    if not len(dup):
+        return None
+    return int(rows[np.flatnonzero(key == srt[dup[0]])[1]])
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
@@ -255,7 +423,11 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     judged-but-unusable, neither relevant nor non-relevant).
     """
     spath = os.fspath(path)
-    text = _open_text(spath)
+    raw = _read_bytes(spath)
+    qrels = _vector_qrels(raw, name=os.path.basename(spath))
+    if qrels is not None:
+        return qrels
+    text = _decoded(raw, spath)
     tokens, lines = _split_checked(text, spath, 4, "qrels")
     qids = np.array(tokens[0::4])
     docnos = np.array(tokens[2::4])
@@ -286,6 +458,160 @@ def _group(qids: np.ndarray, docnos: np.ndarray, values: np.ndarray, *, sort_doc
     starts = np.concatenate(([0], cuts))
     ends = np.concatenate((cuts, [len(q)]))
     return {str(q[s]): (d[s:e], v[s:e]) for s, e in zip(starts.tolist(), ends.tolist())}
+
+
+# The vectorised readers below take the common, regular file: ASCII only, every line exactly
+# ``width`` non-empty fields separated by one space or tab, "\n" line ends, no comment lines.
+# For anything else, or any bad value, they return None and the file goes through the
+# line-by-line reader, the one that reports problems, so errors read the same either way.
+
+_POW10 = np.array([float(f"1e{k}") for k in range(16)])  # exact: 10**k is a double up to k = 22
+
+
+def _vector_lines(raw: bytes, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Return (zero-padded bytes, field ends (lines × width), line starts) of a regular file, else None."""
+    if not raw:
+        return None
+    if not raw.endswith(b"\n"):
+        raw += b"\n"
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    if buf.max() >= 0x80:  # str.split() also splits at some non-ASCII spaces
+        return None
+    n_lines = np.count_nonzero(buf == 0x0A)
+    if np.count_nonzero(buf < 0x20) != n_lines + np.count_nonzero(buf == 0x09):  # "\r", "\f", ...
+        return None
+    ends = np.flatnonzero(buf <= 0x20)
+    gaps = np.diff(ends)
+    if len(ends) != width * n_lines or ends[0] == 0 or gaps.min(initial=2) < 2:  # an empty field
+        return None
+    ends = ends.reshape(n_lines, width)
+    if not (buf[ends[:, -1]] == 0x0A).all():  # then the other ends are single spaces or tabs
+        return None
+    starts = np.empty(n_lines, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends[:-1, -1] + 1
+    if (buf[starts] == 0x23).any():  # "#" at a line start: a comment line
+        return None
+    padded = np.zeros(len(buf) + int(max(ends[0, 0], gaps.max(initial=0))) + 8, dtype=np.uint8)
+    padded[:len(buf)] = buf  # room for a full 8-byte-aligned row from any field start
+    return padded, ends, starts
+
+
+def _field(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return each field's bytes as a row of zero-padded uint64 words, and the fields' lengths."""
+    lengths = end - begin
+    width = -(-int(lengths.max()) // 8) * 8
+    rows = np.lib.stride_tricks.sliding_window_view(buf, width)[begin]
+    return _words(rows, lengths), lengths
+
+
+def _strings(words: np.ndarray) -> np.ndarray:
+    """View zero-padded words as a 1-d bytes array (``S<width>``)."""
+    return words.view(f"S{words.shape[1] * 8}").ravel()
+
+
+def _digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return the bytes column by column, their digit values, which are digits, digits per row, and signs."""
+    cols = np.ascontiguousarray(words.view(np.uint8).T)
+    values = cols - np.uint8(0x30)  # padding and other bytes wrap to >= 10
+    is_digit = values < 10
+    count = np.uint8 if len(cols) < 256 else np.int64  # small counts add up fastest as bytes
+    n_digits = np.add.reduce(is_digit.view(np.uint8), axis=0, dtype=count).astype(np.int64)
+    signed = (cols[0] == 0x2D) | (cols[0] == 0x2B)
+    return cols, values, is_digit, n_digits, signed
+
+
+def _horner(values: np.ndarray, is_digit: np.ndarray, dtype: type) -> np.ndarray:
+    """Return the number each row's digits spell (columns × rows input), skipping other bytes."""
+    out = np.zeros(values.shape[1], dtype=dtype)
+    step = np.empty_like(out)
+    for j in range(len(values)):
+        np.multiply(out, 10, out=step)
+        np.add(step, values[j], out=step)
+        np.copyto(out, step, where=is_digit[j])
+    return out
+
+
+def _parse_floats(words: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """Return the numbers as float(text) gives them, or None if one is not a number.
+
+    Plain decimals of at most 15 digits are computed in numpy, exactly: the digits form an
+    integer below 2**53, 10**k is a double, and one division rounds correctly, as float()
+    does. Other forms (exponents, inf, nan, long mantissas) go through float() one by one.
+    """
+    cols, values, is_digit, n_digits, signed = _digits(words, lengths)
+    is_dot = (cols == 0x2E).view(np.uint8)
+    count = np.uint8 if len(cols) < 256 else np.int64
+    n_dots = np.add.reduce(is_dot, axis=0, dtype=count).astype(np.int64)
+    dot_at = np.add.reduce(is_dot * np.arange(len(cols), dtype=count)[:, None], axis=0, dtype=count)
+    plain = (n_digits + n_dots + signed == lengths) & (n_dots <= 1) & (n_digits >= 1) & (n_digits <= 15)
+    decimals = np.where(plain & (n_dots == 1), lengths - 1 - dot_at, 0)
+    out = _horner(values, is_digit, np.float64) / _POW10[decimals]
+    np.negative(out, out=out, where=cols[0] == 0x2D)
+    for i in np.flatnonzero(~plain).tolist():
+        try:
+            out[i] = float(words[i].tobytes()[:lengths[i]].decode())
+        except ValueError:
+            return None
+    return out
+
+
+def _parse_ints(words: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """Return the numbers when each is an optional sign and 1 to 18 digits, else None."""
+    cols, values, is_digit, n_digits, signed = _digits(words, lengths)
+    if not ((n_digits + signed == lengths) & (n_digits >= 1) & (n_digits <= 18)).all():
+        return None
+    out = _horner(values, is_digit, np.int64)
+    return np.where(cols[0] == 0x2D, -out, out)
+
+
+def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
+    """Return the Run of a regular run file without a repeated docno, else None."""
+    lines = _vector_lines(raw, 6)
+    if lines is None:
+        return None
+    buf, ends, starts = lines
+    scores = _parse_floats(*_field(buf, ends[:, 3] + 1, ends[:, 4]))
+    if scores is None:
+        return None
+    qids = _strings(_field(buf, starts, ends[:, 0])[0])
+    docnos, lengths = _field(buf, ends[:, 1] + 1, ends[:, 2])
+    if tag is None:
+        tag = buf[ends[0, 4] + 1:ends[0, 5]].tobytes().decode()
+    bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
+    firsts = qids[np.concatenate(([0], bounds))]
+    if len(np.unique(firsts)) != len(firsts):  # a topic's lines are not contiguous: group them
+        order = np.argsort(qids, kind="stable")
+        qids, docnos, lengths, scores = qids[order], docnos[order], lengths[order], scores[order]
+        bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
+    codes = VOCABULARY.encode_words(docnos, lengths)
+    bounds = [0, *bounds.tolist(), len(qids)]
+    if _first_duplicate(codes, bounds) is not None:
+        return None
+    return Run([q.decode() for q in qids[bounds[:-1]].tolist()], bounds, codes, scores, tag=tag)
+
+
+def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
+    """Return the Qrels of a regular qrels file without a repeated docno, else None."""
+    lines = _vector_lines(raw, 4)
+    if lines is None:
+        return None
+    buf, ends, starts = lines
+    grades = _parse_ints(*_field(buf, ends[:, 2] + 1, ends[:, 3]))
+    if grades is None:
+        return None
+    qids = _strings(_field(buf, starts, ends[:, 0])[0])
+    docno_words, lengths = _field(buf, ends[:, 1] + 1, ends[:, 2])
+    docnos = _strings(docno_words)
+    order = np.lexsort((docnos, qids))  # byte order is code point order for ASCII
+    qids, docnos, grades = qids[order], docnos[order], grades[order]
+    new_topic = qids[1:] != qids[:-1]
+    if (~new_topic & (docnos[1:] == docnos[:-1])).any():
+        return None
+    cuts = [0, *(np.flatnonzero(new_topic) + 1).tolist(), len(qids)]
+    docnos = docnos.astype(f"U{lengths.max()}")
+    return Qrels(topics={qids[a].decode(): (docnos[a:b], grades[a:b]) for a, b in zip(cuts[:-1], cuts[1:])},
+                 name=name)
 
 
 def qrels_from_dict(data: Mapping[str, Mapping[str, int]], *, name: str = "qrels") -> Qrels:
