@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -90,6 +91,7 @@ class _Vocabulary:
         self._used = 0  # words of _store in use
         self._slots = np.zeros(1 << 12, dtype=np.int32)  # code + 1; 0 is an empty slot
         self._mark = np.zeros(1024, dtype=np.int64)  # scratch for repeated()
+        self._lock = threading.Lock()
 
     def encode(self, docnos: Sequence[str]) -> np.ndarray:
         """Return the codes of ``docnos``, assigning new codes to docnos never seen before."""
@@ -108,15 +110,16 @@ class _Vocabulary:
         New docnos get codes in order of first appearance, as ``encode`` gives them;
         ``names(row indices)`` returns their strings (by default the bytes are decoded).
         """
+        if names is None:
+            def names(idx: np.ndarray) -> list[str]:
+                return [words[i].tobytes()[:n].decode() for i, n in zip(idx.tolist(), lengths[idx].tolist())]
         hashes = _row_hashes(words, lengths)
-        codes = self._find(hashes, words, lengths)
-        missing = np.flatnonzero(codes < 0)
-        if len(missing):
-            if names is None:
-                def names(idx: np.ndarray) -> list[str]:
-                    return [words[i].tobytes()[:n].decode() for i, n in zip(idx.tolist(), lengths[idx].tolist())]
-            codes[missing] = self._add(hashes[missing], words[missing], lengths[missing],
-                                       lambda new: names(missing[new]))
+        with self._lock:  # one process-wide table; web requests may read files in threads
+            codes = self._find(hashes, words, lengths)
+            missing = np.flatnonzero(codes < 0)
+            if len(missing):
+                codes[missing] = self._add(hashes[missing], words[missing], lengths[missing],
+                                           lambda new: names(missing[new]))
         return codes
 
     def decode(self, codes: np.ndarray) -> list[str]:
@@ -126,11 +129,12 @@ class _Vocabulary:
 
     def repeated(self, codes: np.ndarray) -> np.ndarray:
         """Return which positions of ``codes`` hold a code that occurs there more than once."""
-        self._mark = _grown(self._mark, len(self.names))
         positions = np.arange(len(codes))
-        self._mark[codes] = positions  # a repeated code keeps one of its positions
-        self._mark[codes[self._mark[codes] != positions]] = -1
-        return self._mark[codes] < 0
+        with self._lock:
+            self._mark = _grown(self._mark, len(self.names))
+            self._mark[codes] = positions  # a repeated code keeps one of its positions
+            self._mark[codes[self._mark[codes] != positions]] = -1
+            return self._mark[codes] < 0
 
     def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray, at: np.ndarray) -> np.ndarray:
         """Return whether rows ``at`` hold exactly the bytes of the docnos with the paired codes."""
@@ -425,10 +429,13 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     spath = os.fspath(path)
     raw = _read_bytes(spath)
     qrels = _vector_qrels(raw, name=os.path.basename(spath))
-    if qrels is not None:
-        return qrels
-    text = _decoded(raw, spath)
-    tokens, lines = _split_checked(text, spath, 4, "qrels")
+    if qrels is None:
+        qrels = _qrels_from_text(_decoded(raw, spath), path=spath)
+    return qrels
+
+
+def _qrels_from_text(text: str, *, path: str) -> Qrels:
+    tokens, lines = _split_checked(text, path, 4, "qrels")
     qids = np.array(tokens[0::4])
     docnos = np.array(tokens[2::4])
     try:
@@ -439,11 +446,11 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
                 int(s)
             except ValueError:
                 line = lines[i] if lines is not None else i + 1
-                raise MetricsInputError(f"relevance {s!r} is not an integer", path=spath,
+                raise MetricsInputError(f"relevance {s!r} is not an integer", path=path,
                                         line=line) from None
         raise
-    _check_duplicates(qids, docnos, lines, spath, "qrels")
-    return Qrels(topics=_group(qids, docnos, grades, sort_docnos=True), name=os.path.basename(spath))
+    _check_duplicates(qids, docnos, lines, path, "qrels")
+    return Qrels(topics=_group(qids, docnos, grades, sort_docnos=True), name=os.path.basename(path))
 
 
 def _group(qids: np.ndarray, docnos: np.ndarray, values: np.ndarray, *, sort_docnos: bool = False) -> dict:
