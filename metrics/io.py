@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -257,14 +257,13 @@ class Run:
         self.scores = scores
         self.tag = tag
         self.index = {q: (offsets[i], offsets[i + 1]) for i, q in enumerate(qids)}
-        self._topics: dict | None = None
+        self._topics: _Topics | None = None
 
     @property
-    def topics(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Return ``{qid: (docnos array, scores array)}``."""
+    def topics(self) -> Mapping[str, tuple[np.ndarray, np.ndarray]]:
+        """Return ``{qid: (docnos array, scores array)}``, each topic's docnos decoded on first access."""
         if self._topics is None:
-            self._topics = {q: (np.array(self.docnos_between(a, b)), self.scores[a:b])
-                            for q, (a, b) in self.index.items()}
+            self._topics = _Topics(self.index, self.codes, self.scores)
         return self._topics
 
     def docnos_between(self, a: int, b: int) -> list[str]:
@@ -278,6 +277,35 @@ class Run:
         """Return ``{qid: {docno: score}}``."""
         return {q: dict(zip(self.docnos_between(a, b), self.scores[a:b].tolist()))
                 for q, (a, b) in self.index.items()}
+
+
+class _Topics(Mapping):
+    """Give a run's per-topic view; ``qid in topics`` costs no decoding (evaluation asks it per topic)."""
+
+    def __init__(self, index: dict[str, tuple[int, int]], codes: np.ndarray, scores: np.ndarray):
+        self._index = index
+        self._codes = codes
+        self._scores = scores
+        self._decoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __getitem__(self, qid: str) -> tuple[np.ndarray, np.ndarray]:
+        topic = self._decoded.get(qid)
+        if topic is None:
+            a, b = self._index[qid]
+            topic = self._decoded[qid] = (np.array(VOCABULARY.decode(self._codes[a:b])), self._scores[a:b])
+        return topic
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 def _read_bytes(path: str) -> bytes:

@@ -278,3 +278,19 @@ def test_files_and_strings_share_docno_codes(tmp_path):
     run = read_run(p)
     assert run.codes.tolist() == VOCABULARY.encode(fresh).tolist()
     assert read_run(p).codes.tolist() == run.codes.tolist()
+
+
+def test_run_topics_decode_a_topic_only_when_it_is_read(tmp_path, monkeypatch):
+    p = write(tmp_path, "r.txt", "2 Q0 b 1 3.0 t\n2 Q0 a 2 1.0 t\n1 Q0 c 1 0.5 t\n")
+    run = read_run(p)
+    with monkeypatch.context() as m:
+        m.setattr(VOCABULARY, "decode", lambda codes: pytest.fail("decoded for a membership test"))
+        assert "2" in run.topics and "3" not in run.topics
+        assert list(run.topics) == ["2", "1"] and len(run.topics) == 2  # file order
+    docnos, scores = run.topics["2"]
+    assert docnos.tolist() == ["b", "a"] and scores.tolist() == [3.0, 1.0]
+    assert run.topics["2"][0] is docnos  # decoded once
+    assert {q: (d.tolist(), s.tolist()) for q, (d, s) in run.topics.items()} == {
+        "1": (["c"], [0.5]), "2": (["b", "a"], [3.0, 1.0])}
+    with pytest.raises(KeyError):
+        run.topics["3"]
