@@ -40,6 +40,7 @@ from django.db.models import Max
 from collections_app.models import Collection
 from judging.aggregation import dawid_skene, gold_weighted_vote
 from judging.models import Adjudication, Campaign, Item, Judgment, QrelsVersion
+from qrelsmith.csv_cells import csv_cell
 
 RULES = tuple(QrelsVersion.Rule.values)
 EXPORT_FIELDS = (
@@ -230,7 +231,8 @@ def _export_rows(campaign: Campaign):
 def judgments_export(*, campaign: Campaign, fmt: str) -> str:
     """Return every judgment of the campaign (blocked workers' too, for audit) as CSV or JSONL.
 
-    CSV has a header row; empty grades are empty cells; booleans are ``true``/``false`` in both.
+    CSV has a header row; empty grades are empty cells; booleans are ``true``/``false`` in both;
+    CSV text cells are guarded against spreadsheet formulas (crowd workers write the comments).
     """
     if fmt == "jsonl":
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in _export_rows(campaign))
@@ -240,5 +242,5 @@ def judgments_export(*, campaign: Campaign, fmt: str) -> str:
     writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\n")
     writer.writeheader()
     for row in _export_rows(campaign):
-        writer.writerow({k: ("" if v is None else str(v).lower() if isinstance(v, bool) else v) for k, v in row.items()})
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buffer.getvalue()

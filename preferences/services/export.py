@@ -17,6 +17,7 @@ import json
 from django.core.exceptions import ValidationError
 
 from preferences.models import PrefCampaign, PrefJudgment
+from qrelsmith.csv_cells import csv_cell
 
 
 def prefs_lines(campaign: PrefCampaign) -> list[str]:
@@ -39,9 +40,6 @@ JUDGMENT_FIELDS = (
 )
 ANSWERS = {-1: "left", 0: "same", 1: "right"}
 OUTCOMES = {1: "A", 0: "tie", -1: "B"}
-# A spreadsheet runs a cell starting with one of these as a formula; worker ids and comments
-# come from crowd workers, so their CSV cells are prefixed with an apostrophe (OWASP's advice).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _judgment_rows(campaign: PrefCampaign):
@@ -56,16 +54,6 @@ def _judgment_rows(campaign: PrefCampaign):
             "active_seconds": round(j.active_seconds, 3), "revision_count": j.revision_count,
             "created_at": j.created_at.isoformat(), "updated_at": j.updated_at.isoformat(),
         }
-
-
-def _csv_cell(value):
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def judgments_export(*, campaign: PrefCampaign, fmt: str) -> str:
@@ -84,5 +72,5 @@ def judgments_export(*, campaign: PrefCampaign, fmt: str) -> str:
     writer = csv.DictWriter(buffer, fieldnames=JUDGMENT_FIELDS, lineterminator="\n")
     writer.writeheader()
     for row in _judgment_rows(campaign):
-        writer.writerow({k: _csv_cell(v) for k, v in row.items()})
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buffer.getvalue()

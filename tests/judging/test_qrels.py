@@ -133,6 +133,18 @@ def test_judgments_export_csv_and_jsonl(three):
         judgments_export(campaign=campaign, fmt="xml")
 
 
+def test_judgments_csv_defuses_spreadsheet_formulas_in_comments_but_not_jsonl(three):
+    campaign, (a, b, c) = three
+    item = Item.objects.get(campaign=campaign, position=1)
+    judgment_submit(assessor=a, item=item, grade=1, comment="=HYPERLINK(\"http://x\")", client_token="f1")
+    judgment_submit(assessor=b, item=item, grade=0,
+                    comment="fine -=", client_token="f2")
+    rows = list(csv.DictReader(io.StringIO(judgments_export(campaign=campaign, fmt="csv"))))
+    assert [r["comment"] for r in rows] == ["'=HYPERLINK(\"http://x\")", "fine -="]
+    first = json.loads(judgments_export(campaign=campaign, fmt="jsonl").splitlines()[0])
+    assert first["comment"] == "=HYPERLINK(\"http://x\")"
+
+
 def test_export_qrels_command_prints_freezes_and_exports(three, lead, capsys, tmp_path):
     campaign, (a, b, c) = three
     label(a, 1, 2)
