@@ -27,3 +27,14 @@ def test_my_judging_hides_campaigns_i_do_not_judge_and_closed_ones(client, make_
     assert "theirs" not in html and reverse("pref-judge", args=[closed.pk]) not in html
     client.force_login(lead)
     assert 'id="preference-campaigns"' not in client.get(reverse("my-campaigns")).content.decode()
+
+
+def test_lead_preference_pages_carry_the_collection_navigation(client, make_sbs, lead):
+    campaign = make_sbs(name="alpha vs beta")
+    slug = campaign.collection.slug
+    client.force_login(lead)
+    for url in (reverse("pref-campaign-list", args=[slug]), reverse("pref-campaign-new", args=[slug]),
+                reverse("pref-campaign-results", args=[campaign.pk])):
+        html = client.get(url).content.decode()
+        assert 'class="subnav"' in html, url
+        assert reverse("evaluation-leaderboard", args=[slug]) in html and reverse("planner", args=[slug]) in html, url
