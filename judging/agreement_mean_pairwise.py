@@ -65,22 +65,33 @@ def _entries(positions: np.ndarray, q: int, groups: np.ndarray) -> _Entries:
 
 
 def _pair_values(counts: np.ndarray, statistic: str, weights: str | None, min_overlap: int) -> np.ndarray:
-    """Return the (..., pairs) array of pair values from (..., pairs, q, q) counts; NaN where undefined."""
+    """Return the (..., pairs) array of pair values from (..., pairs, q, q) counts; NaN where undefined.
+
+    Works on the counts flattened to (cells, q²) with matrix products: the bootstrap calls this
+    hundreds of times on tens of thousands of tiny q × q tables, where reductions over the two
+    trailing axes would dominate the dashboard's time.
+    """
     q = counts.shape[-1]
-    n = counts.sum(axis=(-2, -1))
+    shape = counts.shape[:-2]
+    flat = counts.reshape(-1, q * q)
+    cells = np.arange(q * q)
+    row_of = (cells[:, None] // q == np.arange(q)).astype(float)  # (q², q): cell -> first label
+    col_of = (cells[:, None] % q == np.arange(q)).astype(float)  # (q², q): cell -> second label
+    n = flat @ np.ones(q * q)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = counts / n[..., None, None]
         if statistic == "percent":
-            return np.where(n >= min_overlap, np.trace(p, axis1=-2, axis2=-1), np.nan)
+            value = flat @ np.eye(q).ravel() / n
+            return np.where(n >= min_overlap, value, np.nan).reshape(shape)
         w = agreement_weights(q, weights)
-        observed = (p * w).sum(axis=(-2, -1))
-        rows, cols = p.sum(axis=-1), p.sum(axis=-2)
+        observed = flat @ w.ravel() / n
+        first, second = flat @ row_of, flat @ col_of
+        used = ((first + second) > 0) @ np.ones(q)
+        rows, cols = first / n[:, None], second / n[:, None]
         if statistic == "scott":
             rows = cols = (rows + cols) / 2
-        chance = np.einsum("...i,ij,...j->...", rows, w, cols)
-        used = ((counts.sum(axis=-1) + counts.sum(axis=-2)) > 0).sum(axis=-1)
+        chance = ((rows @ w) * cols).sum(axis=1)
         value = (observed - chance) / (1 - chance)
-    return np.where((n >= min_overlap) & (used > 1), value, np.nan)
+    return np.where((n >= min_overlap) & (used > 1), value, np.nan).reshape(shape)
 
 
 def _means(values: np.ndarray) -> np.ndarray:
@@ -110,7 +121,7 @@ def mean_pairwise(table: RatingTable, *, statistic: str, weights: str | None = N
 
     def counts(item_weights=None) -> np.ndarray:
         w = None if item_weights is None else item_weights[entries.item]
-        return np.bincount(entries.key, weights=w, minlength=size).astype(float).reshape(
+        return np.bincount(entries.key, weights=w, minlength=size).astype(float, copy=False).reshape(
             n_groups, entries.n_pairs, q, q)
 
     def values(item_weights=None) -> np.ndarray:
@@ -136,18 +147,22 @@ def mean_pairwise(table: RatingTable, *, statistic: str, weights: str | None = N
 
 
 def _bootstrap(values, groups, doubly, n_groups, n_boot, seed, confidence) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval per group: resample each group's doubly judged rows with replacement."""
+    """Percentile interval per group: resample each group's doubly judged rows with replacement.
+
+    One draw per resample covers every group: each doubly judged row picks a row of its own
+    group uniformly (``start + ⌊u · size⌋`` in the rows sorted by group), so the work does not
+    grow with the number of groups.
+    """
     rng = np.random.default_rng(seed)
     rows = np.flatnonzero(doubly)
-    by_group = [rows[groups[rows] == g] for g in range(n_groups)]
+    rows = rows[np.argsort(groups[rows], kind="stable")]
+    sizes = np.bincount(groups[rows], minlength=n_groups)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    row_start, row_size = starts[groups[rows]], sizes[groups[rows]]
     draws = np.full((n_boot, n_groups), np.nan)
-    weights = np.zeros(doubly.size)
     for b in range(n_boot):
-        weights[:] = 0
-        for members in by_group:
-            if members.size:
-                np.add.at(weights, rng.choice(members, size=members.size), 1.0)
-        draws[b] = _means(values(weights))
+        picked = rows[row_start + (rng.random(rows.size) * row_size).astype(np.int64)]
+        draws[b] = _means(values(np.bincount(picked, minlength=doubly.size).astype(float)))
     tail = (1 - confidence) / 2 * 100
     with np.errstate(invalid="ignore"):
         defined = ~np.isnan(draws).all(axis=0)

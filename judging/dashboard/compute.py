@@ -31,6 +31,7 @@ LOW_GOLD = 0.6
 MIN_PAIR_OVERLAP = 2
 MAX_MATRIX_RATERS = 40
 OVERALL_BOOTSTRAP = 200  # resamples for the overall value's interval (about 0.05 s on 25,000 items)
+TOPIC_BOOTSTRAP = 200  # resamples for each topic's interval
 RECENT_HOURS = 24.0
 MAX_TIME_BUCKETS = 10
 MIN_BUCKET_ITEMS = 10  # fewer doubly judged items than this say nothing about agreement
@@ -162,11 +163,36 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     return out
 
 
-def per_topic(table: RatingTable, row_topic: np.ndarray, topics: Sequence[tuple[str, str]], stat: StatChoice) -> list[dict]:
-    """Return the group statistic for every topic with at least one doubly judged pair."""
+def per_topic(table: RatingTable, row_topic: np.ndarray, topics: Sequence[tuple[str, str]], stat: StatChoice, *,
+              n_boot: int = 0) -> list[dict]:
+    """Return the group statistic for every topic with at least one doubly judged pair.
+
+    With ``n_boot`` > 0 each topic also gets a 95 % bootstrap interval over its items (seed 0),
+    so a lead can tell a low value on a handful of pairs from a low value on many. Mean pairwise
+    statistics take every topic in one grouped computation; the others one topic at a time.
+    """
+    options = dict(stat.group)
+    if "mean_pairwise" in options:
+        doubly = (table.positions >= 0).sum(axis=1) >= 2
+        present = np.unique(row_topic[doubly])
+        if present.size == 0:
+            return []
+        index = np.full(int(row_topic.max()) + 1, -1, dtype=np.int64)
+        index[present] = np.arange(present.size)
+        keep = np.flatnonzero(index[row_topic] >= 0)
+        results = mean_pairwise(_subtable(table, keep), statistic=options["mean_pairwise"],
+                                weights=options.get("weights"), groups=index[row_topic[keep]],
+                                n_groups=present.size, min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
+        out = []
+        for t, result in zip(present.tolist(), results):
+            cell = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
+            if n_boot:
+                cell.update(ci_low=result.ci_low, ci_high=result.ci_high)
+            out.append({"qid": topics[t][0], "title": topics[t][1], **cell})
+        return out
     out = []
     for t in np.unique(row_topic):
-        cell = group_value(table, np.flatnonzero(row_topic == t), stat)
+        cell = group_value(table, np.flatnonzero(row_topic == t), stat, n_boot=n_boot)
         if cell["n_items"]:
             out.append({"qid": topics[t][0], "title": topics[t][1], **cell})
     return out

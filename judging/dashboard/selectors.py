@@ -150,7 +150,7 @@ def campaign_dashboard(*, campaign: Campaign, stat: StatChoice, binary: bool = F
         key=lambda row: row["value"],
     )
     overall = compute.group_value(table, np.arange(len(table.items)), stat, n_boot=compute.OVERALL_BOOTSTRAP)
-    topics = compute.per_topic(table, row_topic, data.topics, stat)
+    topics = compute.per_topic(table, row_topic, data.topics, stat, n_boot=compute.TOPIC_BOOTSTRAP)
     for row in topics:
         row["low"] = row["value"] is not None and row["value"] < low
     return {

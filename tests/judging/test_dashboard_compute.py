@@ -186,3 +186,24 @@ def test_pairwise_keeps_only_the_most_active_raters_when_asked():
     full = compute.pairwise(table, choice("cohen"))
     assert limited.results[(3, 4)] == full.results[(3, 4)]
     assert compute.pairwise(table, choice("cohen"), max_raters=10).raters == full.raters
+
+
+@pytest.mark.parametrize("key", ["cohen", "cohen_quadratic", "scott", "percent", "fleiss", "alpha_ordinal", "ac1"])
+def test_per_topic_values_equal_each_topic_alone_and_carry_an_interval(key):
+    rng = np.random.default_rng(7)
+    judgments = []
+    for i in range(40):  # 2 topics × 20 items; 4 assessors, 2 or 3 labels per item
+        truth = int(rng.integers(0, 4))
+        for r in rng.choice(4, size=2 + i % 2, replace=False).tolist():
+            grade = truth if rng.random() < 0.7 else int(rng.integers(0, 4))
+            judgments.append((i, r, grade, 5, i * 10 + r))
+    data = arrays(judgments, items=40, topics=tuple(i // 20 for i in range(40)), required=(2,) * 40, assessors=4)
+    table, row_topic = compute.rating_table(data, binary=False)
+    rows = compute.per_topic(table, row_topic, data.topics, choice(key), n_boot=50)
+    assert [r["qid"] for r in rows] == ["401", "402"]
+    for t, row in enumerate(rows):
+        alone = compute.group_value(table, np.flatnonzero(row_topic == t), choice(key))
+        assert row["value"] == pytest.approx(alone["value"]) and row["n_items"] == alone["n_items"] == 20
+        assert row["ci_low"] <= row["value"] <= row["ci_high"]
+    assert compute.per_topic(table, row_topic, data.topics, choice(key)) == [
+        {k: v for k, v in r.items() if k not in ("ci_low", "ci_high")} for r in rows]

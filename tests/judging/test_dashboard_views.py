@@ -68,6 +68,8 @@ def test_lead_sees_the_heatmap_with_one_cell_per_pair_of_assessors(client, judge
     assert "Send these pairs to one more assessor" in html
     for name in ("alice", "bob", "carol"):
         assert name in html
+    topics = html[html.index('id="topic-agreement"'):]
+    assert re.search(r'<td class="topic-ci">-?[01]\.\d{3} to -?[01]\.\d{3}</td>', topics)
 
 
 @pytest.mark.parametrize("key", list(CHOICES))
@@ -91,6 +93,7 @@ def test_heatmap_values_equal_cohen_kappa_and_topics_light_kappa(judged):
     light = np.mean([cohen_kappa_score(GRADES[x][:5], GRADES[y][:5], labels=[0, 1, 2, 3])
                      for x, y in (("alice", "bob"), ("alice", "carol"), ("bob", "carol"))])
     assert data["topics"][0]["qid"] == "401" and data["topics"][0]["value"] == pytest.approx(light)
+    assert all(t["ci_low"] <= t["value"] <= t["ci_high"] for t in data["topics"])  # each topic's interval
     binary = campaign_dashboard(campaign=judged, stat=choice("cohen"), binary=True)
     rel = [[int(g >= judged.collection.relevant_threshold) for g in GRADES[n]] for n in ("alice", "bob")]
     assert binary["matrix"]["cells"][1]["value"] == pytest.approx(
@@ -117,6 +120,7 @@ def test_page_queries_do_not_grow_with_the_data(client, collection, make_campaig
     grades = {n: [(p * (k + 2)) % 4 for p in range(80)] for k, n in enumerate(("alice", "bob", "carol"))}
     judge_all(big, [alice, bob, carol], grades)
     client.force_login(lead)
+    client.get(url("campaign-dashboard", small))  # warms per-process caches (ContentType) so both counts compare
     with django_assert_max_num_queries(14) as small_ctx:
         assert client.get(url("campaign-dashboard", small)).status_code == 200
     with django_assert_max_num_queries(14) as big_ctx:
