@@ -91,13 +91,15 @@ def throughput(times: np.ndarray, *, now: float) -> dict:
     """
     n = int(times.size)
     if n == 0:
-        return {"total": 0, "overall_per_hour": None, "recent_per_hour": None, "recent_hours": 0.0}
+        return {"total": 0, "overall_per_hour": None, "recent_per_hour": None, "recent_hours": 0.0,
+                "recent_label": "no judgments yet"}
     first, last = float(times.min()), float(times.max())
     span_hours = max(last - first, 60.0) / 3600  # at least a minute: one burst is not infinite speed
     window = min(RECENT_HOURS, max(now - first, 60.0) / 3600)
     recent = int((times >= now - window * 3600).sum())
+    label = f"last {window:.1f} h" if window >= 1 else f"last {max(1, round(window * 60))} min"
     return {"total": n, "overall_per_hour": n / span_hours, "recent_per_hour": recent / window,
-            "recent_hours": window}
+            "recent_hours": window, "recent_label": label}
 
 
 def estimate(*, seconds: np.ndarray, remaining: int, rate: float | None, recent_per_hour: float | None) -> dict:

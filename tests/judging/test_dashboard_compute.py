@@ -44,6 +44,8 @@ def test_throughput_and_estimate_by_hand():
     assert speed["overall_per_hour"] == pytest.approx(3.0) and speed["recent_per_hour"] == pytest.approx(3.0)
     later = compute.throughput(np.array([0.0, 1800.0, 3600.0]), now=3600.0 + 2 * DAY)
     assert later["recent_per_hour"] == 0.0 and later["recent_hours"] == 24.0
+    assert (speed["recent_label"], later["recent_label"]) == ("last 1.0 h", "last 24.0 h")
+    assert compute.throughput(np.array([0.0, 30.0]), now=600.0)["recent_label"] == "last 10 min"
     assert compute.throughput(np.array([]), now=0.0)["overall_per_hour"] is None
     plan = compute.estimate(seconds=np.array([10.0, 20.0, 30.0]), remaining=360, rate=15.0, recent_per_hour=3.0)
     assert plan["median_seconds"] == 20.0 and plan["active_hours"] == pytest.approx(2.0)
