@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from collections_app.access import collection_for_user
+from judging.services.crowd import completion_url, mturk_submit
 from preferences import access
 from preferences.forms import CampaignForm
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
@@ -159,8 +160,8 @@ def _judge(request, assessor: PrefAssessor, here: str):
     if item is None and assessor.kind == PrefAssessor.Kind.CROWD and assessor.judgments.exists():
         code = crowd.crowd_complete(assessor=assessor)
         return render(request, "preferences/crowd_complete.html", {
-            "code": code, "completion_url": crowd.completion_url(assessor.campaign, code),
-            "mturk": crowd.mturk_submit(assessor), "assessor": assessor})
+            "code": code, "completion_url": completion_url(assessor.campaign, code),
+            "mturk": mturk_submit(assessor), "assessor": assessor})
     context = {"campaign": assessor.campaign, "done": assessor.judgments.count(), "error": error,
                "token": uuid.uuid4().hex, "action": here, "revising": revising,
                "strengths": list(judgments.STRENGTHS.items()),

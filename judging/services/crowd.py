@@ -9,6 +9,7 @@ session. A batch is ``crowd_batch_size`` judgments, gold included.
 from __future__ import annotations
 
 import secrets
+from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -120,3 +121,44 @@ def crowd_complete(*, assessor: Assessor) -> str:
 def gold_accuracy(*, assessor: Assessor) -> tuple[int, int]:
     """Return (correct, answered) gold answers of the assessor (see judgments.gold_answers)."""
     return gold_answers(assessor=assessor)
+
+
+# --- finishing on the crowd platform (shared by relevance and preference campaigns) --------
+
+
+def completion_url(campaign, code: str) -> str:
+    """Return the campaign's completion URL with the code filled in: ``{code}`` replaced, else Prolific's ``?cc=``.
+
+    ``campaign`` is any campaign with a ``crowd_completion_url`` (relevance or preference).
+
+    >>> from types import SimpleNamespace as C
+    >>> completion_url(C(crowd_completion_url="https://app.prolific.com/submissions/complete"), "AB12")
+    'https://app.prolific.com/submissions/complete?cc=AB12'
+    >>> completion_url(C(crowd_completion_url="https://example.org/done/{code}"), "AB12")
+    'https://example.org/done/AB12'
+    """
+    url = campaign.crowd_completion_url
+    if not url:
+        return ""
+    if "{code}" in url:
+        return url.replace("{code}", code)
+    parts = urlparse(url)
+    query = dict(parse_qsl(parts.query))
+    query.setdefault("cc", code)
+    return urlunparse(parts._replace(query=urlencode(query)))
+
+
+def mturk_submit(worker) -> dict | None:
+    """Return where and what to POST to finish an MTurk assignment (externalSubmit), if the worker came from MTurk.
+
+    Only an https ``turkSubmitTo`` is used (the sandbox and the live site both are), so a
+    crafted link cannot make the page post a worker's assignment elsewhere in clear text.
+    """
+    if worker.platform != "mturk":
+        return None
+    data = worker.platform_data or {}
+    base = str(data.get("turkSubmitTo", "")).rstrip("/")
+    assignment = str(data.get("assignmentId", ""))
+    if not base.startswith("https://") or not assignment:
+        return None
+    return {"action": base + "/mturk/externalSubmit", "assignment_id": assignment}

@@ -7,7 +7,6 @@ worker id from the URL, so a worker cannot act as another by editing a query str
 from __future__ import annotations
 
 import json
-from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,7 +14,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from judging.models import Assessor, Campaign
-from judging.services.crowd import crowd_batch_progress, crowd_complete, crowd_consent, crowd_join
+from judging.services.crowd import (
+    completion_url,
+    crowd_batch_progress,
+    crowd_complete,
+    crowd_consent,
+    crowd_join,
+    mturk_submit,
+)
 from judging.views import workspace
 
 PLATFORM_KEYS = ("PROLIFIC_PID", "workerId", "assignmentId")
@@ -177,19 +183,6 @@ def crowd_back(request: HttpRequest, token: str) -> JsonResponse:
     return workspace.handle_back(request, worker)
 
 
-def _completion_url(campaign: Campaign, code: str) -> str:
-    """Return the platform's completion URL with the code filled in (Prolific's ?cc=CODE)."""
-    url = campaign.crowd_completion_url
-    if not url:
-        return ""
-    if "{code}" in url:
-        return url.replace("{code}", code)
-    parts = urlparse(url)
-    query = dict(parse_qsl(parts.query))
-    query.setdefault("cc", code)
-    return urlunparse(parts._replace(query=urlencode(query)))
-
-
 @require_GET
 def crowd_complete_page(request: HttpRequest, token: str) -> HttpResponse:
     """Show the completion code (and the platform redirect) once the batch is finished."""
@@ -202,20 +195,8 @@ def crowd_complete_page(request: HttpRequest, token: str) -> HttpResponse:
     code = crowd_complete(assessor=worker)
     return render(request, "judging/crowd_complete.html", {
         "campaign": campaign, "collection": campaign.collection, "code": code,
-        "completion_url": _completion_url(campaign, code), "worker": worker, "mturk": _mturk_submit(worker),
+        "completion_url": completion_url(campaign, code), "worker": worker, "mturk": mturk_submit(worker),
     })
-
-
-def _mturk_submit(worker: Assessor) -> dict | None:
-    """Return where and what to POST to finish an MTurk assignment (externalSubmit), if it is one."""
-    if worker.platform != Assessor.Platform.MTURK:
-        return None
-    data = worker.platform_data or {}
-    base = str(data.get("turkSubmitTo", "")).rstrip("/")
-    assignment = str(data.get("assignmentId", ""))
-    if not base.startswith("https://") or not assignment:
-        return None
-    return {"action": base + "/mturk/externalSubmit", "assignment_id": assignment}
 
 
 @require_GET

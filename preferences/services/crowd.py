@@ -9,7 +9,6 @@ no completion code (the lead decides about them on the platform).
 from __future__ import annotations
 
 import hashlib
-from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -70,34 +69,3 @@ def crowd_complete(*, assessor: PrefAssessor) -> str:
         assessor.completed_at = timezone.now()
         assessor.save(update_fields=["completion_code", "completed_at"])
     return assessor.completion_code
-
-
-def completion_url(campaign: PrefCampaign, code: str) -> str:
-    """Return the platform's completion URL with the code filled in (``{code}``, else Prolific's ``?cc=``).
-
-    The same rule as the relevance campaigns' crowd pages.
-    """
-    url = campaign.crowd_completion_url
-    if not url:
-        return ""
-    if "{code}" in url:
-        return url.replace("{code}", code)
-    parts = urlparse(url)
-    query = dict(parse_qsl(parts.query))
-    query.setdefault("cc", code)
-    return urlunparse(parts._replace(query=urlencode(query)))
-
-
-def mturk_submit(assessor: PrefAssessor) -> dict | None:
-    """Return where and what to POST to finish an MTurk assignment (externalSubmit), if the worker came from MTurk.
-
-    As in relevance campaigns, only an https ``turkSubmitTo`` is used (the sandbox and the live site both are).
-    """
-    if assessor.platform != "mturk":
-        return None
-    data = assessor.platform_data or {}
-    base = str(data.get("turkSubmitTo", "")).rstrip("/")
-    assignment = str(data.get("assignmentId", ""))
-    if not base.startswith("https://") or not assignment:
-        return None
-    return {"action": base + "/mturk/externalSubmit", "assignment_id": assignment}

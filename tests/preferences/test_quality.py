@@ -8,6 +8,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.core.exceptions import ValidationError
 
+from judging.services.crowd import completion_url, mturk_submit
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease
 from preferences.services import allocation, crowd, judgments, quality
 from preferences.services.campaigns import doc_pair_create
@@ -237,17 +238,17 @@ def test_platform_ids_win_over_the_session_and_the_latest_ids_are_kept(make_sbs)
 
 def test_completion_url_and_mturk_submit(make_sbs):
     campaign = make_sbs(assessors=(), crowd_enabled=True, crowd_completion_url="https://app.prolific.com/submissions/complete")
-    assert crowd.completion_url(campaign, "AB12") == "https://app.prolific.com/submissions/complete?cc=AB12"
+    assert completion_url(campaign, "AB12") == "https://app.prolific.com/submissions/complete?cc=AB12"
     campaign.crowd_completion_url = "https://example.org/done/{code}"
-    assert crowd.completion_url(campaign, "AB12") == "https://example.org/done/AB12"
+    assert completion_url(campaign, "AB12") == "https://example.org/done/AB12"
     turk = crowd.crowd_join(campaign=campaign, params={"workerId": "W1", "assignmentId": "A1",
                                                        "turkSubmitTo": "https://workersandbox.mturk.com/"},
                             session_key=None)
-    assert crowd.mturk_submit(turk) == {"action": "https://workersandbox.mturk.com/mturk/externalSubmit",
+    assert mturk_submit(turk) == {"action": "https://workersandbox.mturk.com/mturk/externalSubmit",
                                         "assignment_id": "A1"}
     plain = crowd.crowd_join(campaign=campaign, params={"workerId": "W2", "assignmentId": "A2",
                                                         "turkSubmitTo": "http://evil.example"}, session_key=None)
-    assert crowd.mturk_submit(plain) is None
+    assert mturk_submit(plain) is None
 
 
 @pytest.mark.parametrize("options, code", [
