@@ -143,13 +143,23 @@ def estimates_from_prels(collection: Collection, prels: CampaignPrels, *,
 
 
 def run_topics(collection: Collection, tag: str, *, source: str | None = None) -> tuple[QrelsSource | None, list[dict]]:
-    """Return the source and one run's per-topic scores (ValidationError code="bad_run" if no such run)."""
-    scored = board(collection, source=source, tags=[tag], estimates=False)
+    """Return the source and one run's per-topic scores (ValidationError code="bad_run" if no such run).
+
+    When the source holds a sampled campaign's labels, each topic row also carries that topic's
+    infAP, xinfAP and infNDCG@10 estimates under "estimates" (None on a topic the sample left
+    without a judged document the run retrieved), so a lead can see where the estimate and the
+    plain measure part ways; without a sample "estimates" is None throughout.
+    """
+    scored = board(collection, source=source, tags=[tag])
     if scored.source is None:
         if not collection.runs.filter(tag=tag).exists():
             raise ValidationError(f"No run {tag!r} in this collection.", code="bad_run")
         return None, []
-    return scored.source, per_topic(scored.result(tag))
+    rows = per_topic(scored.result(tag))
+    estimate = scored.estimates.runs.get(tag) if scored.estimates is not None else None
+    for row in rows:
+        row["estimates"] = estimate.per_topic.get(row["qid"]) if estimate is not None else None
+    return scored.source, rows
 
 
 def measure_request(measure: str) -> str:

@@ -97,9 +97,18 @@ class LeaderboardSerializer(serializers.Serializer):
     runs = LeaderboardRowSerializer(many=True)
 
 
+class TopicEstimatesSerializer(serializers.Serializer):
+    infAP = serializers.FloatField()
+    xinfAP = serializers.FloatField()
+    infNDCG_cut_10 = serializers.FloatField()
+
+
 class TopicScoresSerializer(serializers.Serializer):
     qid = serializers.CharField()
     scores = ScoresSerializer()
+    estimates = TopicEstimatesSerializer(allow_null=True, help_text=(
+        "The topic's estimates from a sampled campaign's labels; null without a sample or when the "
+        "sample holds no judged document the run retrieved for this topic."))
 
 
 class RunTopicsSerializer(serializers.Serializer):

@@ -87,8 +87,10 @@ def run_topics_page(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     titles = dict(collection.topics.values_list("qid", "title"))
     for t in topics:
         t["title"] = titles.get(t["qid"], "")
+    estimated = any(t["estimates"] is not None for t in topics)
     return render(request, "evaluation/run_topics.html", {
         "collection": collection, "tag": tag, "source": source, "topics": topics, "columns": COLUMNS,
+        "estimate_columns": ESTIMATE_COLUMNS if estimated else (),
     })
 
 

@@ -235,3 +235,44 @@ def test_evaluate_reports_a_changed_pool(sampled):
         evaluate(sampled.collection.slug, "--campaign", str(sampled.pk))
     out, _ = evaluate(sampled.collection.slug, "--campaign", str(sampled.pk), "--no-estimates")
     assert out.count("runid") == 2
+
+
+def per_topic_want(prels, tag) -> dict[str, dict[str, float]]:
+    """Return {qid: {estimate: value}} of one run on the judged prels topics it retrieved for."""
+    ranking = RUNS[tag]
+    return {q: {"infAP": infap(ranking[q], prels[q], level=1), "xinfAP": xinfap(ranking[q], prels[q], level=1),
+                "infNDCG_cut_10": infndcg(ranking[q], prels[q], k=10)}
+            for q, docs in prels.items() if any(p.judged for p in docs.values()) and ranking.get(q)}
+
+
+def test_run_topics_page_and_api_carry_each_topics_estimates(client, api, sampled, alice):
+    prels = parse_prels(_prels_text(sampled))
+    slug = sampled.collection.slug
+    client.force_login(alice)
+    api.force_authenticate(alice)
+    for tag in RUNS:
+        want = per_topic_want(prels, tag)
+        url = reverse("evaluation-run-topics", kwargs={"slug": slug, "tag": tag}) + f"?source={token(sampled)}"
+        body = client.get(url).content.decode()
+        assert body.count('<th class="num estimate"') == 3
+        for qid, values in want.items():
+            row = re.search(rf'<tr data-qid="{qid}">(.*?)</tr>', body, re.S).group(1)
+            cells = re.findall(r'<td class="num estimate">([0-9.]*)</td>', row)
+            assert cells == [f"{values[name]:.4f}" for name in ESTIMATES], (tag, qid)
+        data = api.get(reverse("api-evaluation-run-topics", kwargs={"slug": slug, "tag": tag}),
+                       {"source": token(sampled)}).json()
+        got = {t["qid"]: t["estimates"] for t in data["topics"] if t["estimates"] is not None}
+        assert got.keys() == want.keys(), tag
+        for qid, values in want.items():
+            for name in ESTIMATES:
+                assert got[qid][name] == pytest.approx(values[name], abs=1e-12)
+
+
+def test_run_topics_without_a_sample_have_no_estimate_columns(client, api, scored, lead):
+    tag = Run.objects.filter(collection=scored).values_list("tag", flat=True).first()
+    client.force_login(lead)
+    body = client.get(reverse("evaluation-run-topics", kwargs={"slug": scored.slug, "tag": tag})).content.decode()
+    assert "estimate" not in body.split('id="run-topics"')[1]
+    api.force_authenticate(lead)
+    data = api.get(reverse("api-evaluation-run-topics", kwargs={"slug": scored.slug, "tag": tag})).json()
+    assert data["topics"] and all(t["estimates"] is None for t in data["topics"])
