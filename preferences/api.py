@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from collections_app.access import collection_for_user
 from preferences import access, serializers
+from preferences.services.campaigns import campaign_set_status
 from preferences.services.results import campaign_results
 
 
@@ -58,3 +59,18 @@ class ResultsAPI(APIView):
                            "median_seconds": a.median_seconds, "blocked": a.blocked,
                            "blocked_reason": a.blocked_reason} for a in r.assessors],
         }).data)
+
+
+class StatusAPI(APIView):
+    """Close or reopen a preference campaign (leads of its collection only)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=serializers.StatusSerializer, responses=serializers.StatusResultSerializer)
+    def post(self, request, campaign_id):
+        campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+        body = serializers.StatusSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        changed = campaign_set_status(campaign=campaign, status=body.validated_data["status"], user=request.user)
+        return Response(serializers.StatusResultSerializer(
+            {"id": campaign.pk, "status": campaign.status, "changed": changed}).data)

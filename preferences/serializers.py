@@ -12,6 +12,17 @@ class CampaignSummarySerializer(serializers.Serializer):
     items = serializers.IntegerField(help_text="items to judge, gold included")
 
 
+class StatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["active", "closed"],
+                                     help_text="closed: no more work is handed out or accepted; active: reopen")
+
+
+class StatusResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    changed = serializers.BooleanField(help_text="false when the campaign already had this status")
+
+
 class TallySerializer(serializers.Serializer):
     """Wins of system A (or of the first document), ties and losses, with the sign test."""
 

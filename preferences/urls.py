@@ -7,6 +7,7 @@ urlpatterns = [
     path("c/<slug:slug>/preferences/", views.campaign_list, name="pref-campaign-list"),
     path("c/<slug:slug>/preferences/new/", views.campaign_new, name="pref-campaign-new"),
     path("preferences/<int:campaign_id>/", views.campaign_results, name="pref-campaign-results"),
+    path("preferences/<int:campaign_id>/status/", views.campaign_status, name="pref-campaign-status"),
     path("preferences/<int:campaign_id>/prefs.txt", views.campaign_export, name="pref-campaign-export"),
     path("preferences/<int:campaign_id>/judgments.<str:fmt>", views.campaign_judgments, name="pref-campaign-judgments"),
     path("preferences/<int:campaign_id>/assessors/<int:assessor_id>/block/", views.assessor_block,

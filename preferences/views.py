@@ -18,7 +18,7 @@ from preferences.forms import CampaignForm
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
 from preferences.panels import item_view
 from preferences.services import allocation, crowd, export, judgments, quality, results
-from preferences.services.campaigns import doc_pair_create, side_by_side_create
+from preferences.services.campaigns import campaign_set_status, doc_pair_create, side_by_side_create
 
 OPTIONS = ("gold_rate", "gold_accuracy_threshold", "gold_min_answers", "lease_seconds", "crowd_enabled",
            "crowd_batch_size", "crowd_completion_code", "crowd_completion_url")
@@ -82,6 +82,20 @@ def assessor_block(request, campaign_id, assessor_id):
     if changed:
         messages.success(request, f"{assessor.label} {action}ed.")
     return redirect(reverse("pref-campaign-results", args=[campaign.pk]) + "#assessors")
+
+
+@login_required
+@require_POST
+def campaign_status(request, campaign_id):
+    """Close (status=closed) or reopen (status=active) the campaign; leads only."""
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    try:
+        changed = campaign_set_status(campaign=campaign, status=request.POST.get("status", ""), user=request.user)
+    except ValidationError as exc:
+        return HttpResponseBadRequest(exc.messages[0])
+    if changed:
+        messages.success(request, f"Campaign {campaign.get_status_display().lower()}.")
+    return redirect("pref-campaign-results", campaign.pk)
 
 
 @login_required

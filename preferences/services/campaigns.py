@@ -1,15 +1,18 @@
-"""Creating preference campaigns: freeze what each item shows and draw its placement."""
+"""Creating preference campaigns (freeze what each item shows and draw its placement), closing and reopening them."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Sequence
 
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from collections_app.models import Collection, Run, RunRanking, Topic
 from collections_app.runstore import unpack_docnos
-from preferences.models import PrefAssessor, PrefCampaign, PrefItem
+from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefLease
 
 GOLD_FROM_RANK = 50
 
@@ -132,3 +135,33 @@ def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[
 def _add_assessors(campaign: PrefCampaign, users: Iterable) -> None:
     for user in users:
         PrefAssessor.objects.get_or_create(campaign=campaign, user=user, defaults={"kind": PrefAssessor.Kind.EXPERT})
+
+
+# --- closing and reopening ----------------------------------------------------------------
+
+
+@transaction.atomic
+def campaign_set_status(*, campaign: PrefCampaign, status: str, user) -> bool:
+    """Close a campaign (no more work is handed out or accepted) or reopen it; audited; False if unchanged.
+
+    Closing drops every lease, so nobody holds an item of a closed campaign; judgments stay.
+    The change is written to Django's admin log (CHANGE on the campaign, a JSON message
+    ``{"kind": "status", "from", "to"}``), as leads' block and unblock decisions are.
+    """
+    if status not in PrefCampaign.Status.values:
+        raise ValidationError(f"Unknown status {status!r}; use {' or '.join(PrefCampaign.Status.values)}.",
+                              code="bad_status")
+    locked = PrefCampaign.objects.select_for_update().get(pk=campaign.pk)
+    if locked.status == status:
+        return False
+    previous = locked.status
+    PrefCampaign.objects.filter(pk=campaign.pk).update(status=status)
+    if status == PrefCampaign.Status.CLOSED:
+        PrefLease.objects.filter(item__campaign=campaign).delete()
+    LogEntry.objects.create(
+        user=user, content_type=ContentType.objects.get_for_model(PrefCampaign), object_id=str(campaign.pk),
+        object_repr=str(campaign)[:200], action_flag=CHANGE,
+        change_message=json.dumps({"kind": "status", "from": previous, "to": status}),
+    )
+    campaign.status = status
+    return True
