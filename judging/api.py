@@ -22,11 +22,12 @@ from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
 from judging.dashboard.choices import choice
 from judging.dashboard.selectors import campaign_dashboard
-from judging.models import Campaign, Item, Judgment, QrelsVersion
+from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
 from judging.services.allocation import item_next
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.prels import campaign_prels
 from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
+from judging.services.quality import assessor_block, assessor_unblock
 from judging.services.rejudge import rejudge_request
 
 CONFLICT_CODES = {"campaign_closed": status.HTTP_409_CONFLICT, "batch_complete": status.HTTP_409_CONFLICT,
@@ -300,3 +301,25 @@ class Rejudge(CampaignScoped, APIView):
                                  topic=data.validated_data["topic"] or None,
                                  assessors=tuple(data.validated_data["assessors"]))
         return Response({"raised": list(result.raised), "skipped": list(result.skipped), "replay": result.replay})
+
+
+class AssessorBlock(CampaignScoped, APIView):
+    """Block or unblock one assessor of the campaign (lead only; audited; an unblock waives the gold check)."""
+
+    @extend_schema(request=serializers.AssessorBlockSerializer, responses=serializers.AssessorQualitySerializer)
+    def post(self, request: Request, campaign_id: int, assessor_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        data = serializers.AssessorBlockSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assessor = Assessor.objects.select_related("user", "campaign").filter(campaign=campaign, pk=assessor_id).first()
+        if assessor is None:
+            raise exceptions.NotFound("No such assessor in this campaign.")
+        if data.validated_data["action"] == "block":
+            changed = assessor_block(assessor=assessor, user=request.user, reason=data.validated_data["reason"])
+        else:
+            changed = assessor_unblock(assessor=assessor, user=request.user)
+        assessor.refresh_from_db(fields=["blocked", "blocked_reason", "blocked_at", "gold_check_waived"])
+        return Response(serializers.AssessorQualitySerializer({
+            "id": assessor.pk, "name": str(assessor), "kind": assessor.kind, "blocked": assessor.blocked,
+            "blocked_reason": assessor.blocked_reason, "blocked_at": assessor.blocked_at,
+            "gold_check_waived": assessor.gold_check_waived, "changed": changed}).data)

@@ -12,6 +12,7 @@ urlpatterns = [
     path(prefix + "judgments/previous/", api.PreviousJudgment.as_view(), name="api-campaign-previous"),
     path(prefix + "dashboard/", api.Dashboard.as_view(), name="api-campaign-dashboard"),
     path(prefix + "rejudge/", api.Rejudge.as_view(), name="api-campaign-rejudge"),
+    path(prefix + "assessors/<int:assessor_id>/block/", api.AssessorBlock.as_view(), name="api-campaign-assessor-block"),
     path(prefix + "progress/", api.Progress.as_view(), name="api-campaign-progress"),
     path(prefix + "conflicts/", api.Conflicts.as_view(), name="api-campaign-conflicts"),
     path(prefix + "adjudications/", api.Adjudicate.as_view(), name="api-campaign-adjudicate"),

@@ -136,6 +136,10 @@ class Assessor(models.Model):
     completion_code = models.CharField(max_length=100, blank=True)
     blocked = models.BooleanField(default=False, help_text="Stopped (e.g. low gold accuracy); labels kept for audit.")
     blocked_reason = models.CharField(max_length=300, blank=True)
+    blocked_at = models.DateTimeField(null=True, blank=True)
+    gold_check_waived = models.BooleanField(
+        default=False, help_text="A lead unblocked this assessor: the automatic gold check leaves them alone."
+    )
 
     class Meta:
         ordering = ["campaign", "id"]

@@ -62,6 +62,9 @@ def campaign_progress(*, campaign: Campaign) -> dict:
 
     Each topic row has "qid", "title", "items", "required", "judged", "complete" (items with
     all their judgments) and, as aliases of judged/required, "done" and "assigned".
+    "judged" reads ``Item.judgment_count``, which counts usable judgments only: a blocked
+    assessor's labels are not counted (``judging.services.quality``), so progress drops when
+    someone is blocked and their items wait for other assessors.
     """
     rows = (
         Item.objects.filter(campaign=campaign, is_gold=False)

@@ -182,6 +182,8 @@ class AssessorRowSerializer(serializers.Serializer):
     name = serializers.CharField()
     kind = serializers.CharField()
     blocked = serializers.BooleanField()
+    blocked_reason = serializers.CharField(required=False, help_text="Why (gold accuracy or a lead's reason).")
+    blocked_at = serializers.DateTimeField(required=False, allow_null=True)
     judgments = serializers.IntegerField()
     skips = serializers.IntegerField()
     median_seconds = serializers.FloatField(allow_null=True)
@@ -272,3 +274,24 @@ class RejudgeResultSerializer(serializers.Serializer):
     raised = serializers.ListField(child=serializers.IntegerField(), help_text="Item ids now needing one more judgment.")
     skipped = serializers.ListField(child=serializers.IntegerField(), help_text="Item ids no assessor could take.")
     replay = serializers.BooleanField()
+
+
+class AssessorBlockSerializer(serializers.Serializer):
+    """Block an assessor of the campaign (with an optional reason) or unblock them; audited in the admin log."""
+
+    action = serializers.ChoiceField(choices=["block", "unblock"])
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=200,
+                                   help_text="Why (block only); kept on the assessor and in the admin log.")
+
+
+class AssessorQualitySerializer(serializers.Serializer):
+    """An assessor's block state after a lead's block or unblock."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    blocked = serializers.BooleanField()
+    blocked_reason = serializers.CharField()
+    blocked_at = serializers.DateTimeField(allow_null=True)
+    gold_check_waived = serializers.BooleanField(help_text="A lead unblocked them: the automatic gold check is off.")
+    changed = serializers.BooleanField(help_text="False when the assessor already was in the requested state.")

@@ -25,6 +25,8 @@ urlpatterns = [
     path(campaign, lead.campaign_detail, name="campaign-detail"),
     path(campaign + "dashboard/", dashboard.campaign_dashboard_page, name="campaign-dashboard"),
     path(campaign + "rejudge/", dashboard.campaign_rejudge, name="campaign-rejudge"),
+    path(campaign + "assessors/<int:assessor_id>/block/", dashboard.campaign_assessor_block,
+         name="campaign-assessor-block"),
     path(campaign + "conflicts/", lead.campaign_conflicts, name="campaign-conflicts"),
     path(campaign + "qrels/", lead.campaign_qrels, name="campaign-qrels"),
     path(campaign + "qrels/v<int:number>.txt", lead.qrels_download, name="campaign-qrels-download"),

@@ -69,7 +69,12 @@ def _scale_positions(scale: tuple[int, ...], grades: np.ndarray) -> np.ndarray:
 
 
 def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
-    """Return the campaign's items, judgments and assessors as :class:`compute.CampaignArrays`."""
+    """Return the campaign's items, judgments and assessors as :class:`compute.CampaignArrays`.
+
+    ``counts`` is ``Item.judgment_count``: usable judgments, those of unblocked assessors
+    (``judging.services.quality`` recounts on a block or unblock), so the progress figures
+    leave out a blocked assessor's work.
+    """
     collection = campaign.collection
     scale = tuple(collection.grades)
     items = _matrix(
@@ -88,7 +93,7 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
     rank[by_first] = np.arange(by_first.size)
     assessors = list(
         Assessor.objects.filter(campaign=campaign).order_by("id").values_list(
-            "pk", "kind", "user__username", "platform", "worker_id", "blocked"
+            "pk", "kind", "user__username", "platform", "worker_id", "blocked", "blocked_reason", "blocked_at"
         )
     )
     assessor_ids = np.array([row[0] for row in assessors], dtype=np.int64)
@@ -105,9 +110,9 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
         threshold=collection.relevant_threshold,
         topics=[names[int(topic_ids[k])] for k in by_first],
         assessors=[
-            {"id": pk, "kind": kind, "blocked": blocked,
+            {"id": pk, "kind": kind, "blocked": blocked, "blocked_reason": reason, "blocked_at": blocked_at,
              "name": username if username else f"{platform or 'crowd'}:{worker_id}"}
-            for pk, kind, username, platform, worker_id, blocked in assessors
+            for pk, kind, username, platform, worker_id, blocked, reason, blocked_at in assessors
         ],
         item_ids=item_ids,
         item_topic=rank[inverse.reshape(-1)].astype(np.int64),

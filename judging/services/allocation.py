@@ -2,8 +2,10 @@
 
 An item is *open* to an assessor when the assessor has not judged it and, unless everyone
 judges it (calibration and gold items), ``judgment_count + live leases of others +
-reserved < required_judgments``. ``reserved`` is 1 when the campaign is split by topic, the
-item has a primary assessor who is someone else and who has not judged it yet: the first
+reserved < required_judgments``. ``judgment_count`` counts only unblocked assessors'
+judgments (``judging.services.quality``), so a blocked assessor's items are open again.
+``reserved`` is 1 when the campaign is split by topic, the item has a primary assessor who
+is someone else, not blocked, and who has not judged it yet: the first
 judgment of an item belongs to its topic's primary assessor (a primary's own live lease is
 then counted twice — conservative, it can only delay an overlap judgment, never add one).
 
@@ -61,6 +63,7 @@ def _open_items(assessor: Assessor, now, *, gold: bool):
         taken = taken + Case(
             When(primary_assessor__isnull=True, then=Value(0)),
             When(primary_assessor=assessor, then=Value(0)),
+            When(primary_assessor__blocked=True, then=Value(0)),  # a blocked primary will never judge it
             When(Exists(Judgment.objects.filter(item=OuterRef("pk"), assessor=OuterRef("primary_assessor"))),
                  then=Value(0)),
             default=Value(1),
@@ -146,6 +149,11 @@ def item_next(*, assessor: Assessor, now=None) -> Item | None:
     if not campaign.adaptive_ready and campaign.order in ADAPTIVE_ORDERS:
         priorities_start(campaign=campaign)  # once per campaign; computed by a background task
     with transaction.atomic():
+        # Re-read the block state under the assessor's row lock, which a block holds while it
+        # drops leases (``judging.services.quality``): a stale object must not lease after it.
+        assessor.blocked = Assessor.objects.select_for_update().values_list("blocked", flat=True).get(pk=assessor.pk)
+        if assessor.blocked:
+            return None
         done = gold_done = 0
         if crowd or campaign.gold_rate > 0:
             done, gold_done = _counts(assessor)

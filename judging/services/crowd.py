@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judging.models import Assessor, Campaign, Judgment
-from judging.services.judgments import gold_answers
+from judging.services.quality import gold_answers
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MAX_ID = 200
@@ -119,7 +119,7 @@ def crowd_complete(*, assessor: Assessor) -> str:
 
 
 def gold_accuracy(*, assessor: Assessor) -> tuple[int, int]:
-    """Return (correct, answered) gold answers of the assessor (see judgments.gold_answers)."""
+    """Return (correct, answered) gold answers of the assessor (see quality.gold_answers)."""
     return gold_answers(assessor=assessor)
 
 

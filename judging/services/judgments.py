@@ -15,8 +15,13 @@ Rules:
 - Gold accuracy: a gold answer is correct when it agrees with the gold label on relevance
   (``grade >= collection.relevant_threshold``), so a graded scale doesn't punish a 2 for a 3;
   skipped gold items count neither way. A crowd worker with at least ``gold_min_answers``
-  gold answers and an accuracy below ``gold_accuracy_threshold`` is blocked: they get no more
-  work and their labels leave the final labels (they stay in the database for audit).
+  gold answers and an accuracy below ``gold_accuracy_threshold`` is blocked
+  (``judging.services.quality.gold_check``, unless a lead waived the check by unblocking
+  them): they get no more work, their labels leave the final labels (they stay in the
+  database for audit) and the regular items they judged are offered to others again.
+- A blocked assessor may neither answer nor revise (``blocked``); a retried request still
+  gets back the judgment its token recorded. ``judgment_count`` counts only unblocked
+  assessors' judgments (see ``quality``), so only an unblocked assessor's new judgment bumps it.
 """
 from __future__ import annotations
 
@@ -25,12 +30,13 @@ from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
 from judging.services.adaptive import after_judgment
 from judging.services.allocation import _open_items
+from judging.services.quality import gold_check
 
 MAX_ACTIVE_SECONDS = 2 * 3600.0
 
@@ -84,6 +90,11 @@ def _revise(*, judgment: Judgment, assessor: Assessor, grade, skipped, skip_reas
     return judgment
 
 
+def _refuse_blocked(assessor: Assessor) -> None:
+    if assessor.blocked:
+        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
+
+
 def _may_judge(*, assessor: Assessor, item: Item, now) -> bool:
     """Return True if the assessor holds a live lease on the item or the item is still open to them."""
     if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).exists():
@@ -91,29 +102,9 @@ def _may_judge(*, assessor: Assessor, item: Item, now) -> bool:
     return _open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists()
 
 
-def gold_answers(*, assessor: Assessor) -> tuple[int, int]:
-    """Return (correct, answered) over the assessor's non-skipped judgments of gold items."""
-    threshold = assessor.campaign.collection.relevant_threshold
-    row = Judgment.objects.filter(assessor=assessor, item__is_gold=True, skipped=False).aggregate(
-        answered=Count("id"),
-        correct=Count("id", filter=(
-            Q(grade__gte=threshold, item__gold_grade__gte=threshold)
-            | Q(grade__lt=threshold, item__gold_grade__lt=threshold)
-        )),
-    )
-    return row["correct"], row["answered"]
-
-
 def _apply_gold_threshold(assessor: Assessor) -> None:
-    campaign = assessor.campaign
-    if assessor.kind != Assessor.Kind.CROWD or campaign.gold_accuracy_threshold <= 0:
-        return
-    correct, answered = gold_answers(assessor=assessor)
-    if answered >= max(1, campaign.gold_min_answers) and correct / answered < campaign.gold_accuracy_threshold:
-        reason = f"gold accuracy {correct}/{answered} below {campaign.gold_accuracy_threshold:.2f}"
-        Assessor.objects.filter(pk=assessor.pk).update(blocked=True, blocked_reason=reason)
-        Lease.objects.filter(assessor=assessor).delete()
-        assessor.blocked, assessor.blocked_reason = True, reason
+    """Run the campaign's gold check after a gold answer (``quality.gold_check``; it respects a lead's waiver)."""
+    gold_check(assessor=assessor)
 
 
 def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skipped: bool = False,
@@ -121,10 +112,12 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
                     client_token: str) -> Judgment:
     """Record (or revise) the assessor's label for an item; a repeated client_token changes nothing.
 
-    Runs under the item's row lock, like ``item_next``, so the check that the item still has
-    room and the write happen atomically. Raises ValidationError with code ``bad_grade``,
-    ``not_assigned`` (neither leased to nor open to this assessor), ``blocked``,
-    ``campaign_closed``, ``batch_complete`` (a crowd worker's batch is full), ``token_reused``.
+    Runs under the assessor's row lock and then the item's (the order ``quality.assessor_block``
+    takes), so the check that the item still has room and the write happen atomically, and a
+    lead's block cannot slip between reading ``blocked`` and bumping ``judgment_count``.
+    Raises ValidationError with code ``bad_grade``, ``not_assigned`` (neither leased to nor
+    open to this assessor), ``blocked``, ``campaign_closed``, ``batch_complete`` (a crowd
+    worker's batch is full), ``token_reused``.
     """
     token = (client_token or "").strip()
     if not token or len(token) > 64:
@@ -137,6 +130,9 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
     now = timezone.now()
     try:
         with transaction.atomic():
+            # The caller's assessor object may be stale: re-read the block state under the lock.
+            assessor.blocked, assessor.gold_check_waived = (
+                Assessor.objects.select_for_update().values_list("blocked", "gold_check_waived").get(pk=assessor.pk))
             locked = Item.objects.select_for_update().get(pk=item.pk)
             # One query finds both a judgment this token already recorded and my judgment of the item.
             found = list(Judgment.objects.filter(Q(client_token=token) | Q(item=locked, assessor=assessor)))
@@ -152,6 +148,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
                     if revision.judgment.assessor_id != assessor.pk:
                         raise ValidationError("This client token was used by someone else.", code="token_reused")
                     return revision.judgment
+                _refuse_blocked(assessor)
                 judgment = _revise(judgment=existing, assessor=assessor, grade=grade, skipped=skipped,
                                    skip_reason=skip_reason, comment=comment, seconds=seconds, token=token)
             else:
@@ -176,8 +173,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
 
 def _record(*, assessor, item, grade, skipped, skip_reason, comment, seconds, token, now) -> Judgment:
     campaign = assessor.campaign
-    if assessor.blocked:
-        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
+    _refuse_blocked(assessor)
     if campaign.status != Campaign.Status.ACTIVE:
         raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
     if assessor.kind == Assessor.Kind.CROWD:

@@ -1,4 +1,4 @@
-"""The lead's dashboard pages: one campaign in depth, the collection's campaigns at a glance, rejudge.
+"""The lead's dashboard pages: one campaign in depth, the collection's campaigns at a glance, rejudge, block.
 
 Thin views: read GET options, call the dashboard selector, draw SVG charts, render.
 Leads only (``lead_only`` gates: outsiders 404, assessors 403, anonymous to login).
@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -20,8 +20,9 @@ from collections_app.access import collection_for_user
 from judging import charts
 from judging.dashboard.choices import CHOICES, choice
 from judging.dashboard.selectors import campaign_dashboard, collection_overview
-from judging.models import Campaign
+from judging.models import Assessor, Campaign
 from judging.services.adaptive import stopping_table
+from judging.services.quality import assessor_block, assessor_unblock, quality_log
 from judging.services.rejudge import rejudge_history, rejudge_request
 from judging.views.lead import _lead_campaign
 
@@ -73,6 +74,7 @@ def campaign_dashboard_page(request: HttpRequest, slug: str, campaign_id: int) -
         "collection": campaign.collection, "campaign": campaign, "data": data, "options": options,
         "choices": CHOICES.values(), "rejudge_token": secrets.token_urlsafe(16),
         "leaderboard_url": _leaderboard_url(slug), "history": rejudge_history(campaign=campaign)[:10],
+        "quality_log": quality_log(campaign=campaign, limit=10),
         "stopping": stopping_table(campaign),
         "heatmap": charts.heatmap(matrix["names"], values, counts=counts, hrefs=hrefs,
                                   title=f"Pairwise {stat.label}"),
@@ -127,3 +129,23 @@ def campaign_rejudge(request: HttpRequest, slug: str, campaign_id: int) -> HttpR
     url = reverse("campaign-dashboard", args=[slug, campaign.pk])
     safe = back and len(back) < 500 and all(c.isalnum() or c in "=&_.%-" for c in back)
     return redirect(f"{url}?{back}" if safe else url)
+
+
+@login_required
+@require_POST
+def campaign_assessor_block(request: HttpRequest, slug: str, campaign_id: int, assessor_id: int) -> HttpResponse:
+    """Block (action=block, optional reason) or unblock (action=unblock) one assessor, then back to the dashboard."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    assessor = get_object_or_404(Assessor.objects.select_related("user", "campaign"), campaign=campaign, pk=assessor_id)
+    action = request.POST.get("action")
+    if action == "block":
+        changed = assessor_block(assessor=assessor, user=request.user, reason=request.POST.get("reason", ""))
+    elif action == "unblock":
+        changed = assessor_unblock(assessor=assessor, user=request.user)
+    else:
+        return HttpResponseBadRequest("Unknown action: use block or unblock.")
+    if changed:
+        messages.success(request, f"{assessor} {action}ed.")
+    else:
+        messages.info(request, f"{assessor} was already {action}ed; nothing changed.")
+    return redirect(reverse("campaign-dashboard", args=[slug, campaign.pk]) + "#assessors")
