@@ -78,6 +78,10 @@ def item_next(*, assessor: PrefAssessor, now=None) -> PrefItem | None:
     """
     now = now or timezone.now()
     campaign = assessor.campaign
+    # Re-read the block state and the campaign's status under the assessor's row lock, which a
+    # lead's block holds while it drops leases (``quality``): a stale object must not lease after it.
+    assessor.blocked, campaign.status = (PrefAssessor.objects.select_for_update(of=("self",))
+                                         .values_list("blocked", "campaign__status").get(pk=assessor.pk))
     if assessor.blocked or campaign.status != PrefCampaign.Status.ACTIVE or batch_full(assessor):
         return None
     held = (PrefLease.objects.filter(assessor=assessor, expires_at__gt=now)
