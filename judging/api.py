@@ -24,6 +24,7 @@ from judging.dashboard.choices import choice
 from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
 from judging.services.allocation import item_next
+from judging.services.campaigns import campaign_set_status
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.prels import campaign_prels
 from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
@@ -323,3 +324,17 @@ class AssessorBlock(CampaignScoped, APIView):
             "id": assessor.pk, "name": str(assessor), "kind": assessor.kind, "blocked": assessor.blocked,
             "blocked_reason": assessor.blocked_reason, "blocked_at": assessor.blocked_at,
             "gold_check_waived": assessor.gold_check_waived, "changed": changed}).data)
+
+
+class CampaignStatus(CampaignScoped, APIView):
+    """Pause, resume or finish a campaign (lead only; audited; leases are dropped when it stops)."""
+
+    @extend_schema(request=serializers.CampaignStatusSerializer, responses=serializers.CampaignStatusResultSerializer)
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = self.campaign(lead_only=True)
+        data = serializers.CampaignStatusSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        before = campaign.status
+        campaign_set_status(campaign=campaign, status=data.validated_data["status"], user=request.user)
+        return Response(serializers.CampaignStatusResultSerializer(
+            {"id": campaign.pk, "status": campaign.status, "changed": campaign.status != before}).data)

@@ -10,6 +10,7 @@ urlpatterns = [
     path(prefix + "next/", api.NextItem.as_view(), name="api-campaign-next"),
     path(prefix + "judgments/", api.SubmitJudgment.as_view(), name="api-campaign-submit"),
     path(prefix + "judgments/previous/", api.PreviousJudgment.as_view(), name="api-campaign-previous"),
+    path(prefix + "status/", api.CampaignStatus.as_view(), name="api-campaign-status"),
     path(prefix + "dashboard/", api.Dashboard.as_view(), name="api-campaign-dashboard"),
     path(prefix + "rejudge/", api.Rejudge.as_view(), name="api-campaign-rejudge"),
     path(prefix + "assessors/<int:assessor_id>/block/", api.AssessorBlock.as_view(), name="api-campaign-assessor-block"),

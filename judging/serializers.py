@@ -295,3 +295,14 @@ class AssessorQualitySerializer(serializers.Serializer):
     blocked_at = serializers.DateTimeField(allow_null=True)
     gold_check_waived = serializers.BooleanField(help_text="A lead unblocked them: the automatic gold check is off.")
     changed = serializers.BooleanField(help_text="False when the assessor already was in the requested state.")
+
+
+class CampaignStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["active", "paused", "finished"],
+                                     help_text="paused / finished: no pairs are handed out and no judgments taken")
+
+
+class CampaignStatusResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    changed = serializers.BooleanField(help_text="false when the campaign already had this status")

@@ -23,6 +23,7 @@ urlpatterns = [
     path(campaigns + "new/", lead.campaign_new, name="campaign-new"),
     path(campaigns + "dashboard/", dashboard.collection_dashboard_page, name="collection-dashboard"),
     path(campaign, lead.campaign_detail, name="campaign-detail"),
+    path(campaign + "status/", lead.campaign_status, name="campaign-status"),
     path(campaign + "dashboard/", dashboard.campaign_dashboard_page, name="campaign-dashboard"),
     path(campaign + "rejudge/", dashboard.campaign_rejudge, name="campaign-rejudge"),
     path(campaign + "assessors/<int:assessor_id>/block/", dashboard.campaign_assessor_block,

@@ -23,14 +23,17 @@ How a campaign's work is laid out (all decided once, at creation, from the seed)
 """
 from __future__ import annotations
 
+import json
 import random
 
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
 from collections_app.models import Membership, Pool, PoolPair, QrelsEntry
-from judging.models import Assessor, Campaign, Item
+from judging.models import Assessor, Campaign, Item, Lease
 
 MAX_REPLICATION = 50
 
@@ -205,12 +208,31 @@ def campaign_create(*, collection, pool, name: str, created_by, assessors: list,
     return campaign
 
 
-def campaign_set_status(*, campaign: Campaign, status: str) -> Campaign:
-    """Pause, resume or finish a campaign; a non-active campaign hands out no work and refuses submits."""
+@transaction.atomic
+def campaign_set_status(*, campaign: Campaign, status: str, user=None) -> Campaign:
+    """Pause, resume or finish a campaign; a non-active campaign hands out no work and refuses submits.
+
+    Pausing or finishing drops every lease (nobody holds a pair of a campaign that is not
+    running; judgments stay). With ``user`` (a lead's action) a change is written to Django's
+    admin log as ``{"kind": "status", "from", "to"}`` on the campaign, like rejudge requests
+    and blocks; setting the status a campaign already has changes and logs nothing.
+    """
     if status not in Campaign.Status.values:
-        raise ValidationError(f"Unknown status {status!r}.", code="bad_status")
+        raise ValidationError(f"Unknown status {status!r}; use {', '.join(Campaign.Status.values)}.",
+                              code="bad_status")
+    previous = Campaign.objects.select_for_update().values_list("status", flat=True).get(pk=campaign.pk)
     campaign.status = status
-    campaign.save(update_fields=["status"])
+    if previous == status:
+        return campaign
+    Campaign.objects.filter(pk=campaign.pk).update(status=status)
+    if status != Campaign.Status.ACTIVE:
+        Lease.objects.filter(item__campaign=campaign).delete()
+    if user is not None:
+        LogEntry.objects.create(
+            user=user, content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk),
+            object_repr=str(campaign)[:200], action_flag=CHANGE,
+            change_message=json.dumps({"kind": "status", "from": previous, "to": status}),
+        )
     return campaign
 
 

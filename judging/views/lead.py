@@ -5,10 +5,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from collections_app.access import collection_for_user
 from collections_app.models import Pool
@@ -16,7 +16,7 @@ from judging import forms
 from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
 from judging.selectors import campaign_progress, conflicts
-from judging.services.campaigns import campaign_create
+from judging.services.campaigns import campaign_create, campaign_set_status
 from judging.services.prels import campaign_prels
 from judging.services.qrels import RULES, adjudicate, final_labels_csv, judgments_export, qrels_freeze
 
@@ -81,6 +81,21 @@ def campaign_detail(request: HttpRequest, slug: str, campaign_id: int) -> HttpRe
         "collection": campaign.collection, "campaign": campaign, "progress": campaign_progress(campaign=campaign),
         "assessors": assessors, "crowd_link": crowd_link,
     })
+
+
+@login_required
+@require_POST
+def campaign_status(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """Pause, resume or finish the campaign (``status`` = paused | active | finished); leads only, audited."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    before = campaign.status
+    try:
+        campaign_set_status(campaign=campaign, status=request.POST.get("status", ""), user=request.user)
+    except ValidationError as exc:
+        return HttpResponseBadRequest(exc.messages[0])
+    if campaign.status != before:
+        messages.success(request, f"Campaign {campaign.get_status_display().lower()}.")
+    return redirect("campaign-detail", campaign.collection.slug, campaign.pk)
 
 
 @login_required
