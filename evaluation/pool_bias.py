@@ -15,10 +15,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from metrics import Qrels, qrels_from_dict
 from metrics import Run as MetricsRun
+from metrics import qrels_from_dict, qrels_without, ranked_docnos
 
 from .leaderboard import score_runs
 
@@ -50,16 +48,7 @@ class BiasRow:
 
 def top_docs(runs: Sequence[MetricsRun], depth: int) -> dict[str, dict[str, set[str]]]:
     """Return ``{tag: {qid: set of docnos ranked in the top depth}}`` in trec_eval's ranking order."""
-    from collections_app.runstore import trec_order
-
-    out: dict[str, dict[str, set[str]]] = {}
-    for run in runs:
-        topics = {}
-        for qid, (docnos, scores) in run.topics.items():
-            order = trec_order(np.char.encode(docnos.astype(str), "utf-8"), scores)[:depth]  # bytes, as trec_eval compares
-            topics[qid] = set(docnos[order].tolist())
-        out[run.tag] = topics
-    return out
+    return {run.tag: {qid: set(ranked_docnos(run, qid, depth)) for qid in run.qids} for run in runs}
 
 
 def unique_relevant(qrels_dict: Mapping[str, Mapping[str, int]], tops: Mapping[str, Mapping[str, set[str]]],
@@ -90,11 +79,6 @@ def unique_relevant(qrels_dict: Mapping[str, Mapping[str, int]], tops: Mapping[s
     return out
 
 
-def _without(qrels_dict: Mapping[str, Mapping[str, int]], removed: Mapping[str, list[str]]) -> Qrels:
-    data = {q: {d: g for d, g in docs.items() if d not in set(removed.get(q, ()))} for q, docs in qrels_dict.items()}
-    return qrels_from_dict(data, name="reduced")
-
-
 def _rank(value: float, others: Sequence[float]) -> int:
     """1 + the number of other runs strictly better (ties share the better rank)."""
     return 1 + sum(1 for o in others if o > value)
@@ -118,7 +102,7 @@ def pool_bias(qrels_dict: Mapping[str, Mapping[str, int]], runs: Sequence[Metric
     for run in runs:
         removed = unique[run.tag]
         if removed:
-            (result,) = score_runs(_without(qrels_dict, removed), [run], relevance_level=relevance_level, measures=requests)
+            (result,) = score_runs(qrels_without(qrels, removed), [run], relevance_level=relevance_level, measures=requests)
             reduced = {n: float(result.aggregate.get(n, 0.0)) for _, n in MEASURES}
         else:
             reduced = dict(full[run.tag])

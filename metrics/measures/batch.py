@@ -36,16 +36,66 @@ def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
     cached = qrels._cache.get("prepared")
     if cached is not None:
         return cached
-    out = {}
-    for q, (d, g) in qrels.topics.items():
-        nonneg = g[g >= 0]
-        counts = np.bincount(nonneg) if len(nonneg) else np.zeros(0, dtype=np.int64)
-        relv = np.where(g < 0, UNJUDGED, g).astype(np.int64)
-        codes = VOCABULARY.encode(d.tolist())
-        order = np.argsort(codes)
-        out[q] = TopicJudgments(docnos=d, grades=g, level_counts=counts, codes=codes[order], relvals=relv[order])
+    out = {q: prepare_topic(d, g) for q, (d, g) in qrels.topics.items()}
     qrels._cache["prepared"] = out
     return out
+
+
+def prepare_topic(docnos: np.ndarray, grades: np.ndarray) -> TopicJudgments:
+    """Return one topic's judgments ready for lookup by docno code."""
+    nonneg = grades[grades >= 0]
+    counts = np.bincount(nonneg) if len(nonneg) else np.zeros(0, dtype=np.int64)
+    relv = np.where(grades < 0, UNJUDGED, grades).astype(np.int64)
+    codes = VOCABULARY.encode(docnos.tolist())
+    order = np.argsort(codes)
+    return TopicJudgments(docnos=docnos, grades=grades, level_counts=counts, codes=codes[order], relvals=relv[order])
+
+
+def qrels_without(qrels, removed) -> object:
+    """Return a copy of ``qrels`` without the documents ``removed`` (``{qid: docnos}``), as if never judged.
+
+    Topics without removals share the original's arrays and prepared judgments, so building
+    many slightly reduced qrels (leave-one-run-out pool bias) costs only the topics that change.
+    """
+    from ..io import Qrels
+
+    prepared = prepare_qrels(qrels)
+    topics = dict(qrels.topics)
+    ready = dict(prepared)
+    for q, gone in removed.items():
+        if q not in topics or not len(gone):
+            continue
+        d, g = topics[q]
+        keep = ~np.isin(d, np.asarray(list(gone), dtype=str))
+        topics[q] = (d[keep], g[keep])
+        ready[q] = prepare_topic(d[keep], g[keep])
+    reduced = Qrels(topics=topics, name=f"{qrels.name} (reduced)")
+    reduced._cache["prepared"] = ready
+    return reduced
+
+
+def topic_order(run, qid: str) -> np.ndarray:
+    """Return the positions of the topic's documents (within the topic) in trec_eval's ranking order.
+
+    A numeric argsort by score; only a topic with tied scores is re-ranked with the docno
+    tie-break (descending bytes), which needs the docno strings.
+    """
+    a, b = run.index[qid]
+    sc = run.scores[a:b]
+    order = np.argsort(-sc, kind="stable")
+    ss = sc[order]
+    if b - a > 1 and (ss[1:] == ss[:-1]).any():
+        order = rank_topic(np.array(run.docnos_between(a, b)), sc)
+    return order
+
+
+def ranked_docnos(run, qid: str, depth: int | None = None) -> list[str]:
+    """Return the topic's docnos in trec_eval's ranking order (the first ``depth`` of them); [] without the topic."""
+    if qid not in run.index:
+        return []
+    a, _ = run.index[qid]
+    order = topic_order(run, qid)[:depth]
+    return VOCABULARY.decode(run.codes[a:][order])
 
 
 def rank_topic(docnos: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -128,11 +178,7 @@ def make_batch(qrels_prepared: dict[str, TopicJudgments], run, qids: list[str], 
             rows.append(None)
             continue
         a, b = span
-        sc = run.scores[a:b]
-        order = np.argsort(-sc, kind="stable")
-        ss = sc[order]
-        if b - a > 1 and (ss[1:] == ss[:-1]).any():
-            order = rank_topic(np.array(run.docnos_between(a, b)), sc)
+        order = topic_order(run, q)
         if max_docs is not None and len(order) > max_docs:
             order = order[:max_docs]
         c = run.codes[a:b][order]
