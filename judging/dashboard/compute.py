@@ -151,10 +151,7 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     if "mean_pairwise" in options:
         [result] = mean_pairwise(_subtable(table, rows), statistic=options["mean_pairwise"],
                                  weights=options.get("weights"), min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
-        out = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
-        if n_boot:
-            out.update(ci_low=result.ci_low, ci_high=result.ci_high)
-        return out
+        return _mean_pairwise_cell(result, n_boot)
     ci = "bootstrap" if n_boot else None
     result = agreement(_subtable(table, rows), categories=table.categories, ci=ci, n_boot=max(n_boot, 1), seed=0,
                        **options)
@@ -163,6 +160,14 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     if n_boot:
         out.update(ci_low=result.ci_low, ci_high=result.ci_high)
     return out
+
+
+def _mean_pairwise_cell(result, n_boot: int) -> dict:
+    """Return a MeanPairwise result as a group cell (with its interval when bootstrapped)."""
+    cell = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
+    if n_boot:
+        cell.update(ci_low=result.ci_low, ci_high=result.ci_high)
+    return cell
 
 
 def per_topic(table: RatingTable, row_topic: np.ndarray, topics: Sequence[tuple[str, str]], stat: StatChoice, *,
@@ -185,13 +190,8 @@ def per_topic(table: RatingTable, row_topic: np.ndarray, topics: Sequence[tuple[
         results = mean_pairwise(_subtable(table, keep), statistic=options["mean_pairwise"],
                                 weights=options.get("weights"), groups=index[row_topic[keep]],
                                 n_groups=present.size, min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
-        out = []
-        for t, result in zip(present.tolist(), results):
-            cell = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
-            if n_boot:
-                cell.update(ci_low=result.ci_low, ci_high=result.ci_high)
-            out.append({"qid": topics[t][0], "title": topics[t][1], **cell})
-        return out
+        return [{"qid": topics[t][0], "title": topics[t][1], **_mean_pairwise_cell(result, n_boot)}
+                for t, result in zip(present.tolist(), results)]
     out = []
     for t in np.unique(row_topic):
         cell = group_value(table, np.flatnonzero(row_topic == t), stat, n_boot=n_boot)
