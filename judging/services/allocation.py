@@ -118,7 +118,12 @@ def _claim(assessor: Assessor, now, *, gold: bool) -> Item | None:
                 if pk is None and adaptive:
                     # A priority rewrite may hold open rows for a moment: wait for them rather
                     # than wrongly answer "nothing left" (the re-check below still applies).
-                    pk = candidates.select_for_update(of=("self",)).values_list("pk", flat=True).first()
+                    # Wait for one chosen row, never with a locking query over the candidates:
+                    # such a query keeps the rows it locked and then found taken while it waits
+                    # for the next one, and two claims walking in different orders deadlock.
+                    pk = candidates.values_list("pk", flat=True).first()
+                    if pk is not None:
+                        Item.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True).first()
                 if pk is None:
                     return None
                 # Re-count under the row lock: the candidate query's snapshot may miss a lease just committed.
