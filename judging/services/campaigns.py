@@ -23,17 +23,15 @@ How a campaign's work is laid out (all decided once, at creation, from the seed)
 """
 from __future__ import annotations
 
-import json
 import random
 
-from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
 from collections_app.models import Membership, Pool, PoolPair, QrelsEntry
 from judging.models import Assessor, Campaign, Item, Lease
+from judging.services.audit import audit
 
 MAX_REPLICATION = 50
 
@@ -228,11 +226,7 @@ def campaign_set_status(*, campaign: Campaign, status: str, user=None) -> Campai
     if status != Campaign.Status.ACTIVE:
         Lease.objects.filter(item__campaign=campaign).delete()
     if user is not None:
-        LogEntry.objects.create(
-            user=user, content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk),
-            object_repr=str(campaign)[:200], action_flag=CHANGE,
-            change_message=json.dumps({"kind": "status", "from": previous, "to": status}),
-        )
+        audit(campaign=campaign, user=user, kind="status", **{"from": previous, "to": status})
     return campaign
 
 

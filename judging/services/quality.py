@@ -30,16 +30,13 @@ its single writer serialises the same steps.
 """
 from __future__ import annotations
 
-import json
-
-from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging.models import Assessor, Campaign, Item, Judgment, Lease
+from judging.services.audit import audit, audit_entries, audit_messages
 
 AUDIT_KINDS = ("block", "unblock")
 MAX_REASON = 300
@@ -122,14 +119,6 @@ def gold_check(*, assessor: Assessor, now=None) -> bool:
     return True
 
 
-def _audit(*, campaign: Campaign, user, kind: str, assessor: Assessor, reason: str) -> None:
-    message = {"kind": kind, "assessor": assessor.pk, "name": str(assessor), "reason": reason}
-    LogEntry.objects.create(
-        user=user, content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk),
-        object_repr=str(campaign)[:200], action_flag=CHANGE, change_message=json.dumps(message),
-    )
-
-
 def _locked(assessor: Assessor) -> Assessor:
     return Assessor.objects.select_for_update(of=("self",)).select_related("user", "campaign").get(pk=assessor.pk)
 
@@ -147,7 +136,7 @@ def assessor_block(*, assessor: Assessor, user, reason: str = "") -> bool:
     reason = " ".join((reason or "").split())[:MAX_LEAD_REASON]
     text = f"blocked by {user.get_username()}" + (f": {reason}" if reason else "")
     _set_blocked(locked, blocked=True, reason=text, waive=False, now=timezone.now())
-    _audit(campaign=locked.campaign, user=user, kind="block", assessor=locked, reason=reason)
+    audit(campaign=locked.campaign, user=user, kind="block", assessor=locked.pk, name=str(locked), reason=reason)
     assessor.blocked, assessor.blocked_reason, assessor.blocked_at = True, locked.blocked_reason, locked.blocked_at
     return True
 
@@ -163,7 +152,7 @@ def assessor_unblock(*, assessor: Assessor, user) -> bool:
         return False
     previous = locked.blocked_reason
     _set_blocked(locked, blocked=False, reason="", waive=True, now=timezone.now())
-    _audit(campaign=locked.campaign, user=user, kind="unblock", assessor=locked, reason=previous)
+    audit(campaign=locked.campaign, user=user, kind="unblock", assessor=locked.pk, name=str(locked), reason=previous)
     assessor.blocked, assessor.blocked_reason, assessor.blocked_at = False, "", None
     assessor.gold_check_waived = True
     return True
@@ -172,25 +161,11 @@ def assessor_unblock(*, assessor: Assessor, user) -> bool:
 def quality_log(*, campaign: Campaign, limit: int | None = None) -> list[dict]:
     """Return the leads' block/unblock actions on the campaign, newest first (at most ``limit``).
 
-    Rows: {"at", "user", "kind", "assessor", "name", "reason"}. Rejudge requests share the
-    campaign's log; the JSON message starts with its kind, so the database filters them out.
+    Rows: {"at", "user", "kind", "assessor", "name", "reason"}.
     """
-    kinds = Q()
-    for kind in AUDIT_KINDS:
-        kinds |= Q(change_message__startswith=json.dumps({"kind": kind})[:-1])
-    entries = LogEntry.objects.filter(
-        kinds, content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk),
-    ).select_related("user").order_by("-action_time", "-pk")
+    entries = audit_entries(campaign=campaign, kinds=AUDIT_KINDS)
     if limit is not None:
         entries = entries[:limit]
-    rows = []
-    for entry in entries:
-        try:
-            data = json.loads(entry.change_message)
-        except ValueError:
-            continue
-        if not isinstance(data, dict) or data.get("kind") not in AUDIT_KINDS:
-            continue
-        rows.append({"at": entry.action_time, "user": entry.user.get_username(), "kind": data["kind"],
-                     "assessor": data.get("assessor"), "name": data.get("name", ""), "reason": data.get("reason", "")})
-    return rows
+    return [{"at": entry.action_time, "user": entry.user.get_username(), "kind": data["kind"],
+             "assessor": data.get("assessor"), "name": data.get("name", ""), "reason": data.get("reason", "")}
+            for entry, data in audit_messages(entries, AUDIT_KINDS)]

@@ -17,14 +17,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
 from judging.models import Assessor, Campaign, Item
 from judging.selectors import disputed_items
+from judging.services.audit import audit, audit_entries, audit_messages
 
 AUDIT_KIND = "rejudge"
 
@@ -38,18 +37,10 @@ class RejudgeResult:
     replay: bool = False
 
 
-def _audit_entries(campaign: Campaign):
-    return LogEntry.objects.filter(
-        content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk),
-        change_message__startswith=f'{{"kind": "{AUDIT_KIND}"',
-    )
-
-
 def rejudge_history(*, campaign: Campaign) -> list[dict]:
     """Return the campaign's rejudge requests, newest first: {"at", "user", "topic", "assessors", "raised", "skipped"}."""
     rows = []
-    for entry in _audit_entries(campaign).select_related("user").order_by("-action_time", "-pk"):
-        data = json.loads(entry.change_message)
+    for entry, data in audit_messages(audit_entries(campaign=campaign, kinds=[AUDIT_KIND]), [AUDIT_KIND]):
         rows.append({"at": entry.action_time, "user": entry.user.get_username(), "topic": data.get("topic"),
                      "assessors": data.get("assessors", []), "raised": data.get("raised", []),
                      "skipped": data.get("skipped", [])})
@@ -73,8 +64,8 @@ def rejudge_request(*, campaign: Campaign, user, token: str, topic: str | None =
     if assessors and Assessor.objects.filter(campaign=campaign, pk__in=assessors).count() != len(assessors):
         raise ValidationError("Unknown assessor for this campaign.", code="bad_assessor")
     Campaign.objects.select_for_update().get(pk=campaign.pk)
-    for entry in _audit_entries(campaign).filter(change_message__contains=json.dumps(token)):
-        data = json.loads(entry.change_message)
+    replays = audit_entries(campaign=campaign, kinds=[AUDIT_KIND]).filter(change_message__contains=json.dumps(token))
+    for _, data in audit_messages(replays, [AUDIT_KIND]):
         if data.get("token") == token:
             return RejudgeResult(tuple(data["raised"]), tuple(data["skipped"]), replay=True)
     active = Assessor.objects.filter(campaign=campaign, blocked=False).count()
@@ -85,10 +76,6 @@ def rejudge_request(*, campaign: Campaign, user, token: str, topic: str | None =
     raised = tuple(pk for pk, required in chosen if required + 1 <= active)
     skipped = tuple(pk for pk, required in chosen if required + 1 > active)
     Item.objects.filter(pk__in=raised).update(required_judgments=F("required_judgments") + 1)
-    message = {"kind": AUDIT_KIND, "token": token, "topic": topic or None, "assessors": list(assessors),
-               "raised": list(raised), "skipped": list(skipped)}
-    LogEntry.objects.create(
-        user=user, content_type=ContentType.objects.get_for_model(Campaign), object_id=str(campaign.pk),
-        object_repr=str(campaign)[:200], action_flag=CHANGE, change_message=json.dumps(message),
-    )
+    audit(campaign=campaign, user=user, kind=AUDIT_KIND, token=token, topic=topic or None,
+          assessors=list(assessors), raised=list(raised), skipped=list(skipped))
     return RejudgeResult(raised, skipped)

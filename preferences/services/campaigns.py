@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 
-from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from collections_app.models import Collection, Run, RunRanking, Topic
 from collections_app.runstore import unpack_docnos
+from judging.services.audit import audit
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefLease
 
 GOLD_FROM_RANK = 50
@@ -158,10 +156,6 @@ def campaign_set_status(*, campaign: PrefCampaign, status: str, user) -> bool:
     PrefCampaign.objects.filter(pk=campaign.pk).update(status=status)
     if status == PrefCampaign.Status.CLOSED:
         PrefLease.objects.filter(item__campaign=campaign).delete()
-    LogEntry.objects.create(
-        user=user, content_type=ContentType.objects.get_for_model(PrefCampaign), object_id=str(campaign.pk),
-        object_repr=str(campaign)[:200], action_flag=CHANGE,
-        change_message=json.dumps({"kind": "status", "from": previous, "to": status}),
-    )
+    audit(campaign=campaign, user=user, kind="status", **{"from": previous, "to": status})
     campaign.status = status
     return True

@@ -24,16 +24,13 @@ lock, the same order as ``judgment_submit`` (assessor, then item).
 """
 from __future__ import annotations
 
-import json
-
-from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from judging.services.audit import audit, audit_entries, audit_messages
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease
 
 AUDIT_KINDS = ("block", "unblock")
@@ -92,14 +89,6 @@ def gold_check(*, assessor: PrefAssessor, now=None) -> bool:
     return True
 
 
-def _audit(*, campaign: PrefCampaign, user, kind: str, assessor: PrefAssessor, reason: str) -> None:
-    message = {"kind": kind, "assessor": assessor.pk, "name": assessor.label, "reason": reason}
-    LogEntry.objects.create(
-        user=user, content_type=ContentType.objects.get_for_model(PrefCampaign), object_id=str(campaign.pk),
-        object_repr=str(campaign)[:200], action_flag=CHANGE, change_message=json.dumps(message),
-    )
-
-
 def _locked(assessor: PrefAssessor) -> PrefAssessor:
     return PrefAssessor.objects.select_for_update(of=("self",)).select_related("user", "campaign").get(pk=assessor.pk)
 
@@ -117,7 +106,7 @@ def assessor_block(*, assessor: PrefAssessor, user, reason: str = "") -> bool:
     reason = " ".join((reason or "").split())[:200]
     text = f"blocked by {user.get_username()}" + (f": {reason}" if reason else "")
     _set_blocked(locked, blocked=True, reason=text, waive=False, now=timezone.now())
-    _audit(campaign=locked.campaign, user=user, kind="block", assessor=locked, reason=reason)
+    audit(campaign=locked.campaign, user=user, kind="block", assessor=locked.pk, name=locked.label, reason=reason)
     assessor.blocked, assessor.blocked_reason, assessor.blocked_at = True, locked.blocked_reason, locked.blocked_at
     return True
 
@@ -133,7 +122,7 @@ def assessor_unblock(*, assessor: PrefAssessor, user) -> bool:
         return False
     previous = locked.blocked_reason
     _set_blocked(locked, blocked=False, reason="", waive=True, now=timezone.now())
-    _audit(campaign=locked.campaign, user=user, kind="unblock", assessor=locked, reason=previous)
+    audit(campaign=locked.campaign, user=user, kind="unblock", assessor=locked.pk, name=locked.label, reason=previous)
     assessor.blocked, assessor.blocked_reason, assessor.blocked_at = False, "", None
     assessor.gold_check_waived = True
     return True
@@ -141,20 +130,10 @@ def assessor_unblock(*, assessor: PrefAssessor, user) -> bool:
 
 def quality_log(*, campaign: PrefCampaign) -> list[dict]:
     """Return the leads' block/unblock actions on the campaign, newest first: {"at", "user", "kind", "name", "reason"}."""
-    entries = LogEntry.objects.filter(
-        content_type=ContentType.objects.get_for_model(PrefCampaign), object_id=str(campaign.pk),
-    ).select_related("user").order_by("-action_time", "-pk")
-    rows = []
-    for entry in entries:
-        try:
-            data = json.loads(entry.change_message)
-        except ValueError:
-            continue
-        if not isinstance(data, dict) or data.get("kind") not in AUDIT_KINDS:
-            continue
-        rows.append({"at": entry.action_time, "user": entry.user.get_username(), "kind": data["kind"],
-                     "assessor": data.get("assessor"), "name": data.get("name", ""), "reason": data.get("reason", "")})
-    return rows
+    entries = audit_entries(campaign=campaign, kinds=AUDIT_KINDS)
+    return [{"at": entry.action_time, "user": entry.user.get_username(), "kind": data["kind"],
+             "assessor": data.get("assessor"), "name": data.get("name", ""), "reason": data.get("reason", "")}
+            for entry, data in audit_messages(entries, AUDIT_KINDS)]
 
 
 def refuse_blocked(assessor: PrefAssessor) -> None:
