@@ -16,16 +16,16 @@ Run: .venv/bin/python benchmarks/bench_adaptive.py [--topics 50 --pairs 500 --ca
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_django import start_django  # noqa: E402
 
 TARGET_P95_MS = 50.0
 WORDS = [f"w{i}" for i in range(400)]
@@ -88,18 +88,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--database-url", help="A throwaway PostgreSQL database (default: temporary SQLite).")
     args = parser.parse_args()
-    if args.database_url:
-        os.environ["DATABASE_URL"] = args.database_url
-    else:
-        os.environ["DATABASE_URL"] = f"sqlite:///{Path(tempfile.mkdtemp(prefix='qs_bench_adaptive_')) / 'b.sqlite3'}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qrelsmith.settings")
-    os.environ.setdefault("SECRET_KEY", "bench")
-    os.environ.setdefault("DEBUG", "0")
-    os.environ["TASKS_BACKEND"] = "django_tasks.backends.immediate.ImmediateBackend"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    start_django(args.database_url, name="adaptive", tasks_backend="django_tasks.backends.immediate.ImmediateBackend")
     from django.db import connection
 
     from judging.models import Assessor
@@ -107,7 +96,6 @@ def main() -> int:
     from judging.services.campaigns import campaign_create
     from judging.services.judgments import judgment_submit
 
-    call_command("migrate", verbosity=0)
     t0 = time.perf_counter()
     collection, pool, lead, users, relevant = build(args)
     print(f"built {args.topics} topics x {args.pairs} pairs, {args.runs} runs, in {time.perf_counter() - t0:.1f} s "

@@ -14,16 +14,16 @@ Run: .venv/bin/python benchmarks/bench_dashboard.py [--repeat 5] [--database-url
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_django import start_django  # noqa: E402
 
 TARGET_SECONDS = 1.0
 TOPICS, DOCS, ASSESSORS, JUDGMENTS = 50, 500, 20, 60_000
@@ -98,19 +98,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5, help="Timed repetitions per statistic.")
     parser.add_argument("--database-url", help="A throwaway PostgreSQL database (default: temporary SQLite).")
     args = parser.parse_args()
-    if args.database_url:
-        os.environ["DATABASE_URL"] = args.database_url
-    else:
-        tmp = Path(tempfile.mkdtemp(prefix="qs_bench_dashboard_"))
-        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qrelsmith.settings")
-    os.environ.setdefault("SECRET_KEY", "bench")
-    os.environ.setdefault("DEBUG", "0")
-    import django
-
-    django.setup()
+    start_django(args.database_url, name="dashboard")
     from django.conf import settings
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -119,7 +108,6 @@ def main() -> int:
     from judging.dashboard.choices import choice
     from judging.dashboard.selectors import campaign_dashboard
 
-    call_command("migrate", verbosity=0)
     t0 = time.perf_counter()
     lead, campaign, n_judgments = build()
     print(f"built {TOPICS} topics, {TOPICS * DOCS} pairs, {n_judgments} judgments, {ASSESSORS} assessors "

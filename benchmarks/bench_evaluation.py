@@ -15,12 +15,13 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_django import start_django  # noqa: E402
 
 RUNS, TOPICS, DEPTH, DOCS, JUDGED = 100, 50, 1000, 3000, 300
 if os.environ.get("BENCH_SMALL"):
@@ -80,19 +81,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--database-url", help="A throwaway PostgreSQL database (default: temporary SQLite).")
     args = parser.parse_args()
-    if args.database_url:
-        os.environ["DATABASE_URL"] = args.database_url
-    else:
-        tmp = Path(tempfile.mkdtemp(prefix="qs_bench_evaluation_"))
-        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qrelsmith.settings")
-    os.environ.setdefault("SECRET_KEY", "bench")
-    os.environ.setdefault("DEBUG", "0")
-    import django
-
-    django.setup()
+    start_django(args.database_url, name="evaluation")
     from django.conf import settings
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -104,7 +94,6 @@ def main() -> int:
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     settings.STORAGES = {**settings.STORAGES,
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
-    call_command("migrate", verbosity=0)
     t0 = time.perf_counter()
     lead, collection = build()
     print(f"built {RUNS} runs × {TOPICS} topics × {DEPTH} docs, {TOPICS * JUDGED} judgments in "

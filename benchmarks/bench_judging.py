@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_django import start_django  # noqa: E402
 
 TARGET_P95_MS = 50.0
 
@@ -50,19 +50,8 @@ def main() -> int:
     parser.add_argument("--api-calls", type=int, default=500, help="Rounds of next+submit through the API.")
     parser.add_argument("--database-url", help="A throwaway PostgreSQL database (default: temporary SQLite).")
     args = parser.parse_args()
-    if args.database_url:
-        os.environ["DATABASE_URL"] = args.database_url
-    else:
-        tmp = Path(tempfile.mkdtemp(prefix="qs_bench_judging_"))
-        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qrelsmith.settings")
-    os.environ.setdefault("SECRET_KEY", "bench")
-    os.environ.setdefault("DEBUG", "0")
-    import django
-
-    django.setup()
+    start_django(args.database_url, name="judging")
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -73,7 +62,6 @@ def main() -> int:
     from judging.services.campaigns import campaign_create
     from judging.services.judgments import judgment_submit
 
-    call_command("migrate", verbosity=0)
     started = time.perf_counter()
     report = demo_setup()
     collection = report.collection
