@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "collections_app",
+    "campaign_core",
     "judging",
     "evaluation",
     "preferences",

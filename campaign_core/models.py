@@ -1,0 +1,1 @@
+"""Concrete models of the campaign core (abstract bases live in their own modules)."""
