@@ -12,10 +12,12 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from .aliases import NAMES as ALIAS_NAMES
+from .aliases import output_name
 from .evaluate import EvaluationResult, MissingTopicsWarning, evaluate_many, results_to_csv, results_to_json
 from .io import MetricsInputError, read_qrels, read_run
 from .prefs import PREFS_MEASURES, PREFS_NICKNAMES, evaluate_prefs, read_prefs, read_qrels_prefs
-from .registry import NICKNAMES, registry
+from .registry import NICKNAMES, registry, resolve
 
 
 def format_value(value, kind: str) -> str:
@@ -31,71 +33,131 @@ def format_value(value, kind: str) -> str:
     return f"{value:6.4f}"
 
 
-def format_trec(result: EvaluationResult, *, per_topic: bool = False, runid: bool = True) -> str:
-    """Render one result block in trec_eval's text format (per-topic lines first with -q)."""
+def format_trec(result: EvaluationResult, *, per_topic: bool = False, runid: bool = True,
+                summary: bool = True) -> str:
+    """Render one result block in trec_eval's text format: per-topic lines first with -q, then the summary.
+
+    As trec_eval 10.0 prints them: per topic, every requested measure but runid, num_q and
+    the geometric means (summary-only); in the summary, runid (when asked for) then all.
+    """
+    lines = []
+    skip = result.summary_only | {"num_q"}
+    if per_topic:
+        for q, vals in result.per_topic.items():
+            for n in result.names:
+                if n in skip or n not in vals:
+                    continue
+                lines.append(f"{n:<22}\t{q}\t{format_value(vals[n], result.kinds[n])}")
+    if summary:
+        if runid:
+            lines.append(f"{'runid':<22}\tall\t{result.tag}")
+        for n in result.names:
+            if n in result.aggregate:
+                lines.append(f"{n:<22}\tall\t{format_value(result.aggregate[n], result.kinds[n])}")
+    return "".join(line + "\n" for line in lines)
+
+
+def format_ir_measures(result: EvaluationResult, aliases: dict[str, str], *, per_topic: bool = False) -> str:
+    """Render ``qid<TAB>measure<TAB>value`` lines (``all`` for the summary), measures under ir_measures names."""
     lines = []
     if per_topic:
         for q, vals in result.per_topic.items():
             for n in result.names:
-                if n == "num_q" or n not in vals:
-                    continue
-                lines.append(f"{n:<22}\t{q}\t{format_value(vals[n], result.kinds[n])}")
-    if runid:
-        lines.append(f"{'runid':<22}\tall\t{result.tag}")
+                if n in vals and n not in result.summary_only and n != "num_q":
+                    lines.append(f"{q}\t{aliases.get(n, n)}\t{_plain(vals[n])}")
     for n in result.names:
         if n in result.aggregate:
-            lines.append(f"{n:<22}\tall\t{format_value(result.aggregate[n], result.kinds[n])}")
-    return "\n".join(lines) + "\n"
+            lines.append(f"all\t{aliases.get(n, n)}\t{_plain(result.aggregate[n])}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _plain(value) -> str:
+    return str(value) if isinstance(value, (int, str)) else repr(float(value))
+
+
+USAGE_ERROR, INPUT_ERROR, TOPIC_ERROR = 1, 2, 4  # trec_eval's exit statuses for the same failures
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m metrics", description="trec_eval 10.0-exact evaluation of TREC runs.")
+    p = argparse.ArgumentParser(prog="qrelsmith-eval", description="trec_eval 10.0-exact evaluation of TREC runs "
+                                "(also: python -m metrics). Options as trec_eval's.")
     p.add_argument("-q", action="store_true", help="print per-topic values as well as the summary")
     p.add_argument("-c", action="store_true", help="average over all qrels topics (missing ones score 0)")
     p.add_argument("-l", type=int, default=1, metavar="LEVEL", help="minimum grade counted relevant (default 1)")
     p.add_argument("-M", type=int, default=None, metavar="N", help="keep only the top N documents per topic")
     p.add_argument("-J", action="store_true", help="drop unjudged documents before evaluating")
+    p.add_argument("-n", action="store_true", help="no summary: per-topic lines only (with -q)")
+    p.add_argument("-N", type=int, default=None, metavar="N",
+                   help="number of documents in the collection (accepted as trec_eval does; no measure here uses it)")
+    p.add_argument("-D", default=None, metavar="LEVEL", help="trec_eval's debug level (accepted, ignored)")
+    p.add_argument("-T", default="trec_results", metavar="FORMAT", help="results format: trec_results (the only one)")
+    p.add_argument("-Z", default=None, metavar="FILE", help="z-score file (not supported: refused)")
+    p.add_argument("-v", action="store_true", help="print the version and exit")
     p.add_argument("-m", action="append", default=None, metavar="MEASURE",
-                   help="measure, e.g. map, P.5,10, ndcg_cut.10, ndcg.1=0.5,2=2, official, all_trec")
+                   help="measure, e.g. map, P.5,10, ndcg_cut.10, ndcg.1=0.5,2=2, official, all_trec, "
+                        "or an ir_measures name: nDCG@10, P@5, AP, RR, R@100, RBP(p=0.8)")
     p.add_argument("-R", choices=("trec_qrels", "prefs", "qrels_prefs"), default="trec_qrels", dest="rel_format",
                    help="judgment file format: trec_qrels (default), prefs (qid jg jsg docno rel_level) or "
                         "qrels_prefs (a qrels file read as preferences); prefs formats take the prefs_* measures")
-    p.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
+    p.add_argument("--skip-missing", action="store_true",
+                   help="skip qrels topics the run lacks, with a warning (trec_eval refuses the run without -c)")
+    p.add_argument("--format", choices=("trec", "json", "csv", "ir_measures"), default="trec")
     p.add_argument("--list", action="store_true", help="list the registered measures and exit")
     p.add_argument("qrels", nargs="?")
     p.add_argument("runs", nargs="*")
     return p
 
 
+def _fail(message: str, status: int) -> int:
+    sys.stderr.write(f"metrics: error: {message}\n")
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the exit status (0 ok, 1 bad input, 2 usage)."""
+    """Run the CLI; return the exit status (0 ok; as trec_eval: 1 usage or unknown measure, 2 bad input, 4 topics)."""
     args = build_parser().parse_args(argv)
-    if args.list:
-        for m in registry().values():
-            params = ",".join(str(p) for p in m.defaults)
-            flag = "" if m.trec else "  [not trec_eval]"
-            sys.stdout.write(f"{m.name:<22}\t{params}\t{m.description}{flag}\n")
-        for n, pm in PREFS_MEASURES.items():
-            if n != "num_q":
-                sys.stdout.write(f"{n:<22}\t\t{pm.description}  [-R prefs|qrels_prefs]\n")
-        sys.stdout.write("nicknames: " + ", ".join((*NICKNAMES, *PREFS_NICKNAMES)) + "\n")
+    if args.v:
+        sys.stdout.write("qrelsmith-eval (trec_eval 10.0 measures)\n")
         return 0
+    if args.list:
+        return _list_measures()
     if not args.qrels or not args.runs:
-        sys.stderr.write("usage: python -m metrics [options] QRELS RUN [RUN ...]\n")
-        return 2
+        sys.stderr.write("usage: qrelsmith-eval [options] QRELS RUN [RUN ...]\n")
+        return USAGE_ERROR
+    if args.Z is not None:
+        return _fail("-Z (z-scores) is not supported", USAGE_ERROR)
+    if args.T != "trec_results":
+        return _fail(f"illegal results format {args.T!r} (only trec_results)", INPUT_ERROR)
     prefs_mode = args.rel_format != "trec_qrels"
     default = "prefs" if prefs_mode else "official"
     nicknames = (*NICKNAMES, *PREFS_NICKNAMES) if prefs_mode else tuple(NICKNAMES)
-    measures = [m for m in (args.m or [default]) if m != "runid"]
+    given = args.m or [default]
+    measures = [m for m in given if m != "runid"]
+    aliases = {out: spec for spec in given if (out := output_name(spec)) is not None}
     # trec_eval prints runid when asked for it (official and all_trec include it); with
     # several runs in one call it is always printed so that the blocks can be told apart.
-    show_runid = len(args.runs) > 1 or any(m in ("runid", *nicknames) for m in (args.m or [default]))
+    show_runid = len(args.runs) > 1 or any(m in ("runid", *nicknames) for m in given)
+    try:
+        requests_ok = prefs_mode or _check_measures(measures)
+    except ValueError as exc:
+        return _fail(str(exc), USAGE_ERROR if "unknown measure" in str(exc) else INPUT_ERROR)
+    del requests_ok
     try:
         if prefs_mode:
             prefs = (read_prefs if args.rel_format == "prefs" else read_qrels_prefs)(args.qrels)
         else:
             qrels = read_qrels(args.qrels)
         runs = [read_run(path) for path in args.runs]
+    except (MetricsInputError, OSError) as exc:
+        return _fail(str(exc), INPUT_ERROR)
+    if not prefs_mode and not args.c and not args.skip_missing:
+        for path, run in zip(args.runs, runs):
+            lacking = [q for q in sorted(qrels.topics) if q not in run.topics]
+            if lacking:
+                shown = ", ".join(repr(q) for q in lacking[:5]) + (" …" if len(lacking) > 5 else "")
+                return _fail(f"{path}: run lacks {len(lacking)} qrels topic(s): {shown} (trec_eval 10.0 refuses "
+                             "this too; -c scores them as 0, --skip-missing leaves them out)", TOPIC_ERROR)
+    try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", MissingTopicsWarning)
             if prefs_mode:
@@ -106,16 +168,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         for w in caught:
             sys.stderr.write(f"metrics: warning: {w.message}\n")
     except MetricsInputError as exc:
-        sys.stderr.write(f"metrics: error: {exc}\n")
-        return 1
-    except (ValueError, OSError) as exc:
-        sys.stderr.write(f"metrics: error: {exc}\n")
-        return 2 if isinstance(exc, ValueError) else 1
+        return _fail(str(exc), INPUT_ERROR)
+    except ValueError as exc:
+        return _fail(str(exc), INPUT_ERROR)
     if args.format == "json":
         sys.stdout.write(results_to_json(results, per_topic=args.q) + "\n")
     elif args.format == "csv":
         sys.stdout.write(results_to_csv(results, per_topic=args.q))
+    elif args.format == "ir_measures":
+        for r in results:
+            sys.stdout.write(format_ir_measures(r, aliases, per_topic=args.q))
     else:
         for r in results:
-            sys.stdout.write(format_trec(r, per_topic=args.q, runid=show_runid))
+            sys.stdout.write(format_trec(r, per_topic=args.q, runid=show_runid, summary=not args.n))
+    return 0
+
+
+def _check_measures(measures: list[str]) -> bool:
+    """Resolve the measure names and parameters before any file is read (raises ValueError)."""
+    resolve(measures)
+    return True
+
+
+def _list_measures() -> int:
+    for m in registry().values():
+        params = ",".join(str(p) for p in m.defaults)
+        flag = "" if m.trec else "  [not trec_eval]"
+        sys.stdout.write(f"{m.name:<22}\t{params}\t{m.description}{flag}\n")
+    for n, pm in PREFS_MEASURES.items():
+        if n != "num_q":
+            sys.stdout.write(f"{n:<22}\t\t{pm.description}  [-R prefs|qrels_prefs]\n")
+    sys.stdout.write("nicknames: " + ", ".join((*NICKNAMES, *PREFS_NICKNAMES)) + "\n")
+    sys.stdout.write("ir_measures names: " + ", ".join(k + ("k" if k.endswith("@") else "") for k in ALIAS_NAMES) + "\n")
     return 0

@@ -39,6 +39,7 @@ class EvaluationResult:
     per_topic: dict[str, dict[str, float | str]]
     aggregate: dict[str, float]
     missing_topics: list[str] = field(default_factory=list)
+    summary_only: set[str] = field(default_factory=set)  # names trec_eval prints no per-topic line for
 
     def to_dict(self) -> dict:
         """Return a JSON-ready dict: tag, measure names, per_topic, aggregate, missing topics."""
@@ -51,7 +52,7 @@ class EvaluationResult:
         if per_topic:
             for q, vals in self.per_topic.items():
                 for n in self.names:
-                    if n in vals and n != "num_q":
+                    if n in vals and n not in self.summary_only:
                         out.append((self.tag, n, q, vals[n]))
         for n in self.names:
             if n in self.aggregate:
@@ -60,16 +61,18 @@ class EvaluationResult:
 
 
 def _aggregate(req: Request, values: np.ndarray, n_topics: int) -> float | None:
+    """Sum, mean or geometric mean of per-topic values, summed one topic after the other as trec_eval
+    does (numpy's pairwise sums round differently in the last digit)."""
     agg = req.measure.aggregate
     if agg == "none":
         return None
     if agg == "sum":
-        return float(np.sum(values))
+        return float(sum(values.tolist()))
     if n_topics == 0:
         return 0.0
     if agg == "gmean":
-        return float(math.exp(np.sum(np.log(np.maximum(values, MIN_GEO_MEAN))) / n_topics))
-    return float(np.sum(values) / n_topics)
+        return float(math.exp(sum(np.log(np.maximum(values, MIN_GEO_MEAN)).tolist()) / n_topics))
+    return float(sum(values.tolist()) / n_topics)
 
 
 def evaluate(qrels: Qrels, run: Run, measures: Sequence[str] | str = ("official",), *, relevance_level: int = 1,
@@ -118,6 +121,7 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
     qids = qrel_topics if complete else present
     batch = make_batch(prepared, run, qids, level=level, max_docs=max_docs, judged_only=judged_only)
     names: list[str] = []
+    summary_only: set[str] = set()
     kinds: dict[str, str] = {}
     per_topic: dict[str, dict] = {q: {} for q in qids}
     aggregate: dict[str, float] = {}
@@ -126,6 +130,8 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
             if req.measure.single and req.printable:
                 name = f"{name}_{req.printable}"  # trec_eval appends the parameter text
             names.append(name)
+            if req.measure.summary_only:
+                summary_only.add(name)
             kinds[name] = req.measure.output_kind
             if req.measure.output_kind == "str":
                 for q, v in zip(qids, vals):
@@ -136,10 +142,13 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
             for q, v in zip(qids, vals.tolist()):
                 per_topic[q][name] = int(v) if as_int else v
             agg = _aggregate(req, vals, len(qids))
+            if name == "num_rel" and complete:
+                # trec_eval's -c summary recounts num_rel from the whole qrels: entries graded above 0, whatever -l
+                agg = float(sum(int(c[1:].sum()) for c in batch.level_counts))
             if agg is not None:
                 aggregate[name] = int(agg) if as_int else agg
     return EvaluationResult(tag=run.tag, names=names, kinds=kinds, per_topic=per_topic, aggregate=aggregate,
-                            missing_topics=[] if complete else missing)
+                            missing_topics=[] if complete else missing, summary_only=summary_only)
 
 
 def results_to_json(results: Sequence[EvaluationResult], *, per_topic: bool = True) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -308,6 +309,49 @@ class _Topics(Mapping):
         return repr(dict(self.items()))
 
 
+# What C's strtod (atof) reads as a whole token: decimal with optional exponent, hex, inf, nan;
+# ASCII only. Python's float() also takes "1_000", non-ASCII digits and surrounding spaces,
+# which atof stops at or never sees; such a score is refused instead of read differently.
+_C_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                      r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+                      r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))")
+_ASCII_SPACE = re.compile(r"[ \t\n\v\f\r]+")  # C isspace(); str.split() also splits at NBSP and others
+_C_INT = re.compile(r"[+-]?[0-9]+")
+_INT64 = 2**63 - 1
+
+
+def c_float(text: str) -> float | None:
+    """Return the double C's atof gives for a whole token, or None if atof would stop early or overflow.
+
+    >>> c_float("2.5e-3"), c_float("0x1p3"), c_float("1_000"), c_float("\u0661"), c_float("1e999")
+    (0.0025, 8.0, None, None, None)
+    """
+    if not _C_FLOAT.fullmatch(text):
+        return None
+    low = text.lower().lstrip("+-")
+    if low.startswith("0x"):
+        sign = -1.0 if text.startswith("-") else 1.0
+        mant = low[2:]
+        value = sign * float.fromhex("0x" + (mant if "p" in mant else mant + "p0"))
+    else:
+        value = float(text.split("(")[0])
+    if value in (float("inf"), float("-inf")) and "inf" not in low:
+        return None  # overflow: atof returns HUGE_VAL with ERANGE
+    return value
+
+
+def c_int(text: str) -> int | None:
+    """Return the integer of a whole token of optional sign and ASCII digits, None otherwise or beyond 64 bits.
+
+    >>> c_int("-2"), c_int("1.5"), c_int("\u0661"), c_int("99999999999999999999")
+    (-2, None, None, None)
+    """
+    if not _C_INT.fullmatch(text):
+        return None
+    value = int(text)
+    return value if -_INT64 - 1 <= value <= _INT64 else None
+
+
 def _read_bytes(path: str) -> bytes:
     with open(path, "rb") as fh:
         head = fh.read(2)
@@ -318,7 +362,7 @@ def _read_bytes(path: str) -> bytes:
 
 def _decoded(raw: bytes, path: str) -> str:
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise MetricsInputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path) from None
 
@@ -339,7 +383,7 @@ def _data_lines(text: str) -> list[tuple[int, str]]:
 
 def _fast_tokens(text: str, width: int) -> list[str] | None:
     """Split a whole file at once when every line is well formed (the common, fast case)."""
-    if text.startswith("#") or "\n#" in text:  # comment lines need the line-by-line path
+    if text.startswith("#") or "\n#" in text or not text.isascii():  # comment lines need the line-by-line path
         return None
     tokens = text.split()
     if len(tokens) % width:
@@ -359,21 +403,39 @@ def _check_duplicates(qids: np.ndarray, docnos: np.ndarray, lines: list[int] | N
         if line is None:
             # locate the line in the fast path: count data lines up to i
             line = int(i) + 1
-        raise MetricsInputError(f"duplicate docno {sd[dup[0]]!r} in topic {sq[dup[0]]!r} of the {kind}", path=path, line=line)
+        raise MetricsInputError(f"duplicate docno {str(sd[dup[0]])!r} in topic {str(sq[dup[0]])!r} of the {kind}",
+                                path=path, line=line)
 
 
 def _split_checked(text: str, path: str, width: int, kind: str) -> tuple[list[str], list[int] | None]:
+    """Return the first ``width`` fields of every data line, and the lines' numbers (None: every line is data).
+
+    As trec_eval 10.0: a run line needs at least six fields and its trailing fields are
+    ignored (the test suite's ``results.trunc`` has them); a qrels line needs exactly four,
+    and a blank qrels line is malformed (its run reader skips blank lines, its qrels reader does not).
+    """
     tokens = _fast_tokens(text, width)
     n_lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     if tokens is not None and n_lines == len(tokens) // width:
         return tokens, None
     tokens, lines = [], []
-    for no, line in _data_lines(text):
-        parts = line.split()
-        if len(parts) != width:
-            raise MetricsInputError(f"expected {width} whitespace-separated fields in a {kind} line, found {len(parts)}",
+    strict = kind == "qrels"
+    rows = text.split("\n")  # C ends lines at "\n" only; splitlines() also at "\v", "\x1c" ...
+    if rows[-1] == "":
+        rows.pop()
+    for no, line in enumerate(rows, 1):
+        if line[:1] == "#":
+            continue
+        parts = line.split() if line.isascii() else _ASCII_SPACE.split(line.strip(" \t\n\v\f\r"))
+        if parts == [""]:
+            parts = []
+        if not parts and not strict:
+            continue
+        if len(parts) != width and (strict or len(parts) < width):
+            need = f"exactly {width}" if strict else f"at least {width}"
+            raise MetricsInputError(f"expected {need} whitespace-separated fields in a {kind} line, found {len(parts)}",
                                     path=path, line=no)
-        tokens.extend(parts)
+        tokens.extend(parts[:width])
         lines.append(no)
     return tokens, lines
 
@@ -396,19 +458,35 @@ def _run_from_text(text: str, *, path: str, tag: str | None) -> Run:
     tokens, lines = _split_checked(text, path, 6, "run")
     qids = tokens[0::6]
     docnos = tokens[2::6]
-    try:
-        scores = np.array(tokens[4::6], dtype=np.float64)
-    except ValueError:
-        for i, s in enumerate(tokens[4::6]):
-            try:
-                float(s)
-            except ValueError:
-                line = lines[i] if lines is not None else i + 1
-                raise MetricsInputError(f"score {s!r} is not a number", path=path, line=line) from None
-        raise
+    scores = _scores(tokens[4::6], lines, path)
     if tag is None:
-        tag = tokens[5] if tokens else os.path.basename(path)
+        tag = tokens[-1] if tokens else os.path.basename(path)  # trec_eval keeps the last line's tag
     return _build_run(qids, docnos, scores, tag=tag, path=path, lines=lines)
+
+
+def _joined_match(pattern: re.Pattern, texts: list[str]) -> bool:
+    """Return whether every text matches ``pattern`` whole, in one regex pass over the joined texts."""
+    if not texts:
+        return True
+    return re.fullmatch(f"(?:(?:{pattern.pattern})\n)*", "\n".join(texts) + "\n") is not None
+
+
+def _scores(texts: list[str], lines: list[int] | None, path: str) -> np.ndarray:
+    """Parse run scores as C's atof reads whole tokens; refuse any other token naming its line."""
+    if _joined_match(_C_FLOAT, texts) and not any(c in t for t in texts for c in "xX("):
+        scores = np.array(texts, dtype=np.float64)
+        if not np.isinf(scores).any():  # else an overflow, or an inf that c_float tells apart
+            return scores
+    out = np.empty(len(texts), dtype=np.float64)
+    for i, t in enumerate(texts):
+        v = c_float(t)
+        if v is None:
+            line = lines[i] if lines is not None else i + 1
+            raise MetricsInputError(f"score {t!r} is not a number as trec_eval reads one (C atof: ASCII digits, "
+                                    "optional sign, point and exponent, no '_' or trailing text, no overflow)",
+                                    path=path, line=line)
+        out[i] = v
+    return out
 
 
 def _build_run(qids: list[str], docnos: list[str], scores: np.ndarray, *, tag: str, path: str,
@@ -464,19 +542,22 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
 
 def _qrels_from_text(text: str, *, path: str) -> Qrels:
     tokens, lines = _split_checked(text, path, 4, "qrels")
+    if not tokens:
+        raise MetricsInputError("no judgments (an empty qrels file; trec_eval refuses it too)", path=path)
     qids = np.array(tokens[0::4])
     docnos = np.array(tokens[2::4])
-    try:
-        grades = np.array(tokens[3::4], dtype=np.int64)
-    except ValueError:
-        for i, s in enumerate(tokens[3::4]):
-            try:
-                int(s)
-            except ValueError:
+    texts = tokens[3::4]
+    if _joined_match(_C_INT, texts) and max(map(len, texts)) <= 18:
+        grades = np.array(texts, dtype=np.int64)
+    else:
+        grades = np.empty(len(texts), dtype=np.int64)
+        for i, t in enumerate(texts):
+            v = c_int(t)
+            if v is None:
                 line = lines[i] if lines is not None else i + 1
-                raise MetricsInputError(f"relevance {s!r} is not an integer", path=path,
-                                        line=line) from None
-        raise
+                raise MetricsInputError(f"relevance {t!r} is not an integer (ASCII digits with an optional sign, "
+                                        "within 64 bits)", path=path, line=line)
+            grades[i] = v
     _check_duplicates(qids, docnos, lines, path, "qrels")
     return Qrels(topics=_group(qids, docnos, grades, sort_docnos=True), name=os.path.basename(path))
 
@@ -568,11 +649,11 @@ def _horner(values: np.ndarray, is_digit: np.ndarray, dtype: type) -> np.ndarray
 
 
 def _parse_floats(words: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
-    """Return the numbers as float(text) gives them, or None if one is not a number.
+    """Return the numbers as C's atof reads them (see ``c_float``), or None if one is not such a number.
 
     Plain decimals of at most 15 digits are computed in numpy, exactly: the digits form an
     integer below 2**53, 10**k is a double, and one division rounds correctly, as float()
-    does. Other forms (exponents, inf, nan, long mantissas) go through float() one by one.
+    does. Other forms (exponents, inf, nan, long mantissas) go through c_float() one by one.
     """
     cols, values, is_digit, n_digits, signed = _digits(words, lengths)
     is_dot = (cols == 0x2E).view(np.uint8)
@@ -584,10 +665,10 @@ def _parse_floats(words: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
     out = _horner(values, is_digit, np.float64) / _POW10[decimals]
     np.negative(out, out=out, where=cols[0] == 0x2D)
     for i in np.flatnonzero(~plain).tolist():
-        try:
-            out[i] = float(words[i].tobytes()[:lengths[i]].decode())
-        except ValueError:
+        value = c_float(words[i].tobytes()[:lengths[i]].decode())
+        if value is None:
             return None
+        out[i] = value
     return out
 
 
@@ -612,7 +693,7 @@ def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
     qids = _strings(_field(buf, starts, ends[:, 0])[0])
     docnos, lengths = _field(buf, ends[:, 1] + 1, ends[:, 2])
     if tag is None:
-        tag = buf[ends[0, 4] + 1:ends[0, 5]].tobytes().decode()
+        tag = buf[ends[-1, 4] + 1:ends[-1, 5]].tobytes().decode()  # trec_eval keeps the last line's tag
     bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
     firsts = qids[np.concatenate(([0], bounds))]
     if len(np.unique(firsts)) != len(firsts):  # a topic's lines are not contiguous: group them

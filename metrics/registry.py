@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .cparse import c_atof, c_atol
 from .measures import gain, trec, variants
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -36,25 +37,47 @@ class Measure:
     trec: bool = True
     output_kind: str = "float"  # float | int | str
     single: bool = False  # one output whose name gets "_<params>" appended when params are given
+    summary_only: bool = False  # trec_eval prints no per-topic line for it (num_q, gm_map, gm_bpref)
 
     @property
     def sorted_cutoffs(self) -> bool:
-        return self.name in ("iprec_at_recall", "Rprec_mult", "rbp")
+        return self.name in ("iprec_at_recall", "Rprec_mult")
 
     def parse_params(self, text: str | None) -> tuple:
-        """Parse trec_eval's parameter text (``5,10`` or ``1=0.5,2=2``) or return the defaults."""
+        """Parse trec_eval's parameter text (``5,10`` or ``1=0.5,2=2``) or return the defaults.
+
+        As trec_eval's meas_init.c: rank cutoffs are read with C's atol (``23.4`` is 23) and
+        real cutoffs with atof, both sorted, and a duplicate or non-positive rank cutoff is an
+        error; a measure without parameters ignores any it is given (``map.5`` is ``map``).
+        """
         if text is None or text == "":
             return self.defaults
-        parts = [p for p in text.split(",") if p != ""]
+        if self.param_kind == "none":
+            return self.defaults
+        parts = text.split(",")
         try:
             if self.param_kind == "ints":
-                vals = tuple(sorted({int(p) for p in parts}))
-                if any(v <= 0 for v in vals):
+                vals = tuple(sorted(c_atol(p) for p in parts))
+                if vals[0] <= 0:
                     raise ValueError("cutoffs must be positive")
+                if len(set(vals)) != len(vals):
+                    raise ValueError("duplicate cutoffs")
                 return vals
             if self.param_kind == "floats":
-                vals = tuple(float(p) for p in parts)
-                return tuple(sorted(set(vals))) if self.sorted_cutoffs else vals
+                vals = tuple(c_atof(p) for p in parts)
+                if not self.sorted_cutoffs:
+                    return vals
+                if len(set(vals)) != len(vals):
+                    raise ValueError("duplicate cutoffs")
+                return tuple(sorted(vals))
+            if self.param_kind == "pairs":
+                pairs = []
+                for p in parts:
+                    key, eq, val = p.partition("=")
+                    if not eq or not key:
+                        raise ValueError("parameters are name=value pairs")
+                    pairs.append((key, c_atof(val)))
+                return tuple(pairs)
             if self.param_kind == "cut_beta":
                 pairs = set()
                 for p in parts:
@@ -84,11 +107,14 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
-SINGLE = {"relstring", "utility", "11pt_avg", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "set_F", "E_set"}
+SINGLE = {"relstring", "utility", "11pt_avg", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "set_F", "E_set",
+          "rbp", "rbp_resid"}
+SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}
 
 
 def _m(name, desc, func, kind="none", defaults=(), agg="mean", hib=True, trec_=True, out="float"):
-    register(Measure(name, desc, func, kind, tuple(defaults), agg, hib, trec_, out, name in SINGLE))
+    register(Measure(name, desc, func, kind, tuple(defaults), agg, hib, trec_, out, name in SINGLE,
+                     name in SUMMARY_ONLY))
 
 
 # trec_eval 10.0 print order (measures.c), then the extras.
@@ -132,12 +158,17 @@ _m("set_P", "Precision of the whole retrieved set", trec.set_p)
 _m("set_relative_P", "Relevant retrieved / min(retrieved, R)", trec.set_relative_p)
 _m("set_recall", "Recall of the whole retrieved set", trec.set_recall)
 _m("set_map", "set_P * set_recall", trec.set_map)
-_m("set_F", "F-measure of the retrieved set (beta parameter, default 1)", trec.set_f, "floats", (1.0,))
+_m("set_F", "F-measure of the retrieved set, (x+1)PR/(xP+R) with x the parameter as given (default 1)", trec.set_f,
+   "floats", (1.0,))
 _m("num_nonrel_judged_ret", "Number of judged non-relevant documents retrieved", trec.num_nonrel_judged_ret,
    agg="sum", hib=False, out="int")
+_m("rbp", "Rank-biased precision (Moffat & Zobel 2008), persistence rbp.p=0.9, grades scaled to [0, 1] (level=gain "
+   "pairs remap them)", gain.rbp, "pairs", ())
+_m("rbp_resid", "RBP residual: p^num_ret + (1-p) * sum of p^(i-1) over unjudged ranks i (0 without unjudged documents)",
+   gain.rbp_resid, "pairs", ())
+_m("unj", "Fraction of the top k not judged (absent from the qrels or negative grade); divides by k", gain.unj_at,
+   "ints", (5, 10, 20))
 _m("judged", "Fraction of the top k present in the qrels (judged@k)", gain.judged_at, "ints", (10,), trec_=False)
-_m("rbp", "Rank-biased precision (Moffat & Zobel 2008), persistence p, binary relevance", gain.rbp, "floats",
-   (0.8,), trec_=False)
 
 # Textbook variants (lecture notes), under explicit names; never part of all_trec.
 _m("recall_capped", "Recall@k over min(#relevant, k) (trec_eval's recall_k divides by #relevant)",
@@ -163,8 +194,9 @@ _m("E_set", "E on the retrieved set = 1 - set_F (beta parameter, default 1; lowe
 
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P")
-# trec_eval's all_trec (runid is printed by the CLI); its print order is the registry order.
-ALL_TREC = tuple(n for n in _REG if _REG[n].trec)
+# trec_eval's all_trec (runid is printed by the CLI); its print order is the registry order, and it
+# leaves out dcg and ideal_dcg although they are trec_eval measures.
+ALL_TREC = tuple(n for n in _REG if _REG[n].trec and n not in ("dcg", "ideal_dcg"))
 SET = ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P", "set_map",
        "set_F")
 NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC, "set": SET}
@@ -193,37 +225,46 @@ def _order(name: str) -> int:
 
 
 def resolve(specs: Iterable[str]) -> list[Request]:
-    """Resolve trec_eval measure specs into requests, merged per family and in print order.
+    """Resolve trec_eval measure specs into requests, one per family, in trec_eval's print order.
+
+    As trec_eval 10.0: a family named several times takes the parameters of the first spec
+    that gives any (``-m P.5 -m P.10`` prints P_5 only; ``-m all_trec -m P.1,2`` prints P_1
+    and P_2). ir_measures names (``nDCG@10``, ``P@5``, ``AP``) are accepted too; see ``aliases``.
 
     >>> [(r.name, r.params) for r in resolve(["P.10,5", "map", "P_20"])]
-    [('map', ()), ('P', (5, 10, 20))]
+    [('map', ()), ('P', (5, 10))]
     """
-    merged: dict[str, list] = {}
-    printable: dict[str, str] = {}
+    from .aliases import is_alias, trec_spec
+
+    marked: set[str] = set()
+    given: dict[str, str] = {}
+    alias_cuts: dict[str, set[int]] = {}  # nDCG@5 and nDCG@10 both print, as ir_measures users expect
     for spec in specs:
-        spec = spec.strip()
+        spec = str(spec).strip()
+        alias = is_alias(spec)
+        spec = trec_spec(spec)
         if spec in NICKNAMES:
-            for n in NICKNAMES[spec]:
-                merged.setdefault(n, [])
+            marked.update(NICKNAMES[spec])
             continue
         fam, params = _split_spec(spec)
-        m = _REG[fam]
-        vals = m.parse_params(params)
-        merged.setdefault(fam, [])
-        if params:
-            merged[fam].append(vals)
-            printable[fam] = params
-    out = []
-    for fam in sorted(merged, key=_order):
-        m = _REG[fam]
-        given = merged[fam]
-        if not given:
-            params = m.defaults
-        elif m.param_kind in ("ints", "cut_beta"):
-            params = tuple(sorted({v for g in given for v in g}))
+        marked.add(fam)
+        if params is None:
+            continue
+        if params == "":
+            raise ValueError(f"measure {spec!r}: empty parameter list")
+        if alias and _REG[fam].param_kind == "ints":
+            alias_cuts.setdefault(fam, set()).update(_REG[fam].parse_params(params))
         else:
-            params = given[-1]
-        out.append(Request(m, params, printable.get(fam) if given else None))
+            given.setdefault(fam, params)
+    out = []
+    for fam in sorted(marked, key=_order):
+        m = _REG[fam]
+        text = given.get(fam)
+        params = m.parse_params(text)
+        if fam in alias_cuts:
+            params = tuple(sorted(alias_cuts[fam].union(params if text is not None else ())))
+        printable = text if text is not None and m.param_kind != "none" else None
+        out.append(Request(m, params, printable))
     return out
 
 

@@ -112,7 +112,12 @@ class Batch:
     num_ret: np.ndarray  # (T,)
     level_counts: list[np.ndarray]  # per topic
     level: int = 1
+    missing: np.ndarray | None = None  # (T,) topics absent from the run, scored empty under -c
     _memo: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.missing is None:
+            self.missing = np.zeros(len(self.qids), dtype=bool)
 
     @property
     def depth(self) -> int:
@@ -197,7 +202,9 @@ def make_batch(qrels_prepared: dict[str, TopicJudgments], run, qids: list[str], 
     for i, r in enumerate(rows):
         if r is not None:
             mat[i, : len(r)] = r
-    return Batch(qids=list(qids), rel=mat, num_ret=num_ret, level_counts=_counts(qrels_prepared, qids), level=level)
+    missing = np.array([r is None for r in rows], dtype=bool)
+    return Batch(qids=list(qids), rel=mat, num_ret=num_ret, level_counts=_counts(qrels_prepared, qids), level=level,
+                 missing=missing)
 
 
 def _counts(prepared: dict[str, TopicJudgments], qids: list[str]) -> list[np.ndarray]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import Batch
-from .trec import _safe_div, fmt_cut
+from ..cparse import c_atol
+from .batch import NONPOOL, PAD, UNJUDGED, Batch
+from .trec import _safe_div
 
 
 def _gain_table(counts: np.ndarray, remap: dict[int, float]) -> tuple[dict[int, float], list[tuple[float, int]]]:
@@ -189,13 +190,68 @@ def judged_at(b: Batch, params):
     return out
 
 
+def _persistence(params) -> float:
+    p = 0.9  # trec_eval's default
+    for key, value in params or ():
+        if key == "p":
+            p = float(value)
+    return p
+
+
 def rbp(b: Batch, params):
-    """Rank-biased precision (Moffat & Zobel 2008): (1-p) Σ rel_i p^(i-1), binary rel at -l."""
+    """Rank-biased precision (Moffat & Zobel 2008): (1-p) * sum of gain_i p^(i-1), p from ``rbp.p=0.9``.
+
+    Gains as trec_eval's m_rbp.c intends them: each level's gain (its grade, or a
+    ``level=gain`` pair), scaled to [0, 1] by (gain - min) / (max - min) over the topic's
+    levels when a gain lies outside [0, 1]. trec_eval 10.0 leaves min and max uninitialised,
+    so its own values are not reproducible (see docs/metrics.md); this is the definition.
+    """
+    p = _persistence(params)
+    remap = {int(c_atol(k)): float(v) for k, v in (params or ()) if k != "p"}
+    T = len(b.qids)
+    out = np.zeros(T)
+    if not b.depth:
+        return [("rbp", out)]
+    weights = p ** np.arange(b.depth, dtype=np.float64)
+    for t in range(T):
+        levels = range(len(b.level_counts[t]))
+        gains = {lvl: remap.get(lvl, float(lvl)) for lvl in levels}
+        gains.update(remap)
+        if not gains:
+            continue
+        lo, hi = min(gains.values()), max(gains.values())
+        if lo < 0 or hi > 1:
+            gains = {k: (g - lo) / (hi - lo) for k, g in gains.items()}
+        n = int(b.num_ret[t])
+        row = b.rel[t, :n]
+        g = np.zeros(n)
+        for lvl, gv in gains.items():
+            if gv:
+                g[row == lvl] = gv
+        out[t] = (1.0 - p) * float(g @ weights[:n])
+    return [("rbp", out)]
+
+
+def rbp_resid(b: Batch, params):
+    """trec_eval's rbp_resid: p^num_ret + (1-p) * sum of p^(i-1) over unjudged ranks i; 0 with none unjudged."""
+    p = _persistence(params)
+    out = np.zeros(len(b.qids))
+    if not b.depth:
+        return [("rbp_resid", out)]
+    weights = p ** np.arange(b.depth, dtype=np.float64)
+    unjudged = (b.rel < 0) & (b.rel != PAD)
+    resid = p ** b.num_ret.astype(np.float64) + (1.0 - p) * (unjudged * weights).sum(axis=1)
+    return [("rbp_resid", np.where(unjudged.any(axis=1), resid, 0.0))]
+
+
+def unj_at(b: Batch, params):
+    """trec_eval's unj_k: documents in the top k absent from the qrels or with a negative grade, divided by k."""
+    unjudged = (b.rel == NONPOOL) | (b.rel == UNJUDGED)
+    cum = np.cumsum(unjudged, axis=1) if b.depth else None
     out = []
-    for p in params:
-        w = (1 - p) * p ** np.arange(b.depth, dtype=np.float64)
-        v = (b.isrel * w).sum(axis=1) if b.depth else np.zeros(len(b.qids))
-        out.append((f"rbp_{fmt_cut(p)}", v))
+    for k in params:
+        v = cum[:, min(k, b.depth) - 1] / float(k) if b.depth else np.zeros(len(b.qids))
+        out.append((f"unj_{k}", v))
     return out
 
 

@@ -204,10 +204,13 @@ def rprec_mult(b: Batch, params):
 
 
 def utility(b: Batch, params):
-    a, bb, c, d = (list(params) + [1.0, -1.0, 0.0, 0.0][len(params):])[:4]
+    if len(params) != 4:
+        raise ValueError(f"utility takes 4 coefficients a,b,c,d; got {len(params)}")
+    a, bb, c, d = params
     rr, ret, rel = b.num_rel_ret, b.num_ret, b.num_rel
     val = a * rr + bb * (ret - rr) + c * (rel - rr) + d * (0 + rr - ret - rel)
-    return [("utility", val.astype(np.float64))]
+    # a qrels topic missing from the run (-c): trec_eval resets utility to 0 by name
+    return [("utility", np.where(b.missing, 0.0, val.astype(np.float64)))]
 
 
 def eleven_pt_avg(b: Batch, params):
@@ -251,17 +254,17 @@ def set_recall(b: Batch, _p=None):
 
 
 def set_map(b: Batch, _p=None):
-    p = _safe_div(b.num_rel_ret, b.num_ret)
-    r = _safe_div(b.num_rel_ret, b.num_rel)
-    return [("set_map", p * r)]
+    # rr*rr/(ret*rel) as m_set_map.c computes it; P*R rounds differently in the last digit
+    rr = b.num_rel_ret.astype(np.float64)
+    return [("set_map", _safe_div(rr * rr, b.num_ret.astype(np.float64) * b.num_rel))]
 
 
 def set_f(b: Batch, params):
-    beta = float(params[0]) if params else 1.0
+    """trec_eval's set_F: (x+1)PR/(xP+R) with the parameter x as given (default 1), not squared as beta."""
+    x = float(params[0]) if params else 1.0
     p = _safe_div(b.num_rel_ret, b.num_ret)
     r = _safe_div(b.num_rel_ret, b.num_rel)
-    b2 = beta * beta
-    return [("set_F", _safe_div((b2 + 1) * p * r, b2 * p + r))]
+    return [("set_F", _safe_div((x + 1) * p * r, x * p + r))]
 
 
 def num_nonrel_judged_ret(b: Batch, _p=None):

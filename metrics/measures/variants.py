@@ -156,8 +156,7 @@ def e_cut(b: Batch, params):
 
 
 def e_set(b: Batch, params):
-    """E on the retrieved set: 1 - F_beta of set_P and set_recall (trec_eval's set_F is that F_beta)."""
-    beta = float(params[0]) if params else 1.0
-    p = _safe_div(b.num_rel_ret, b.num_ret)
-    r = _safe_div(b.num_rel_ret, b.num_rel)
-    return [("E_set", 1.0 - _f_beta(p, r, beta))]
+    """E on the retrieved set: 1 - trec_eval's set_F with the same parameter x, (x+1)PR/(xP+R) (x is not squared)."""
+    from .trec import set_f
+
+    return [("E_set", 1.0 - set_f(b, params)[0][1])]

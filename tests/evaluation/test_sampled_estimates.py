@@ -216,7 +216,7 @@ def test_evaluate_appends_estimates_to_each_run_block(api, sampled, lead, tmp_pa
     qrels.write_text(qrels_text(final_labels(campaign=sampled, rule="majority")))
     runs = [str(write_run(tmp_path / f"ref-{tag}.run", tag, RUNS[tag])) for tag in sorted(RUNS)]
     capsys.readouterr()
-    assert cli.main(["-mmap", "-mndcg_cut.10", "-mP.10", "-mRprec", "-mbpref", "-mjudged.10", "-l", "1",
+    assert cli.main(["--skip-missing", "-mmap", "-mndcg_cut.10", "-mP.10", "-mRprec", "-mbpref", "-mjudged.10", "-l", "1",
                      str(qrels), *runs]) == 0
     assert capsys.readouterr().out == plain
 

@@ -118,7 +118,7 @@ def test_g_without_positive_gain_is_zero_and_negative_gains_allowed():
 def test_all_trec_prints_bing_and_g_after_11pt_avg(tmp_path, capsys):
     assert ALL_TREC.index("binG") == ALL_TREC.index("11pt_avg") + 1
     assert ALL_TREC.index("G") == ALL_TREC.index("binG") + 1
-    assert ALL_TREC.index("dcg") == ALL_TREC.index("G") + 1
+    assert ALL_TREC.index("ndcg") == ALL_TREC.index("G") + 1  # trec_eval's all_trec leaves out dcg and ideal_dcg
     qf, rf = tmp_path / "q", tmp_path / "r"
     qf.write_text("q 0 a 1\nq 0 b 0\nq 0 c 2\nq 0 d 1\n")
     rf.write_text("".join(f"q Q0 {d} 0 {s} t\n" for d, s in RUN["q"].items()))
@@ -126,6 +126,6 @@ def test_all_trec_prints_bing_and_g_after_11pt_avg(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     names = [ln.split("\t")[0].strip() for ln in lines]
     i = names.index("binG")
-    assert names[i - 1] == "11pt_avg" and names[i + 1] == "G" and names[i + 2] == "dcg"
+    assert names[i - 1] == "11pt_avg" and names[i + 1] == "G" and names[i + 2] == "ndcg"
     assert lines[i] == "binG                  \tall\t0.5000"
     assert lines[i + 1] == f"G                     \tall\t{(1 / math.log2(5) + 1.5) / 4:6.4f}"

@@ -19,7 +19,7 @@ def files(tmp_path):
 
 def test_output_bytes_match_trec_eval_format(tmp_path, capsys):
     q, a, _ = files(tmp_path)
-    assert main(["-q", "-m", "num_ret", "-m", "map", "-m", "P.2", "-m", "relstring", q, a]) == 0
+    assert main(["--skip-missing", "-q", "-m", "num_ret", "-m", "map", "-m", "P.2", "-m", "relstring", q, a]) == 0
     out = capsys.readouterr()
     assert out.out == (
         "num_ret               \t1\t3\n"
@@ -35,7 +35,7 @@ def test_output_bytes_match_trec_eval_format(tmp_path, capsys):
 
 def test_official_prints_runid_first_and_default_measures(tmp_path, capsys):
     q, a, _ = files(tmp_path)
-    main([q, a])
+    main(["--skip-missing", q, a])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "runid                 \tall\trunA"
     names = [line.split("\t")[0].strip() for line in lines]
@@ -54,7 +54,7 @@ def test_complete_flag_averages_missing_topics_as_zero(tmp_path, capsys):
 
 def test_several_runs_are_separated_by_runid_lines(tmp_path, capsys):
     q, a, b = files(tmp_path)
-    main(["-m", "P.1", q, a, b])
+    main(["--skip-missing", "-m", "P.1", q, a, b])
     assert capsys.readouterr().out == (
         "runid                 \tall\trunA\nP_1                   \tall\t1.0000\n"
         "runid                 \tall\trunB\nP_1                   \tall\t0.5000\n")
@@ -62,7 +62,7 @@ def test_several_runs_are_separated_by_runid_lines(tmp_path, capsys):
 
 def test_json_and_csv_formats(tmp_path, capsys):
     q, a, b = files(tmp_path)
-    main(["--format", "json", "-q", "-m", "P.1", q, a, b])
+    main(["--skip-missing", "--format", "json", "-q", "-m", "P.1", q, a, b])
     data = json.loads(capsys.readouterr().out)
     assert [d["runid"] for d in data] == ["runA", "runB"]
     assert data[1]["per_topic"]["2"]["P_1"] == 1.0
@@ -70,17 +70,24 @@ def test_json_and_csv_formats(tmp_path, capsys):
     assert capsys.readouterr().out == "runid,measure,qid,value\nrunB,P_1,all,0.5\n"
 
 
-def test_bad_input_exits_1_with_file_and_line(tmp_path, capsys):
+def test_run_lacking_a_qrels_topic_is_refused_without_c_as_trec_eval_does(tmp_path, capsys):
+    q, a, _ = files(tmp_path)
+    assert main(["-m", "map", q, a]) == 4
+    out = capsys.readouterr()
+    assert out.out == "" and "run lacks 1 qrels topic(s): '2'" in out.err
+
+
+def test_bad_input_exits_2_with_file_and_line(tmp_path, capsys):
     q, _, _ = files(tmp_path)
     bad = tmp_path / "bad"
     bad.write_text("1 Q0 a 1\n")
-    assert main([q, str(bad)]) == 1
+    assert main([q, str(bad)]) == 2
     assert f"{bad}:1" in capsys.readouterr().err
 
 
-def test_unknown_measure_exits_2(tmp_path, capsys):
+def test_unknown_measure_exits_1(tmp_path, capsys):
     q, a, _ = files(tmp_path)
-    assert main(["-m", "nonsense", q, a]) == 2
+    assert main(["-m", "nonsense", q, a]) == 1
     assert "unknown measure" in capsys.readouterr().err
 
 
@@ -92,11 +99,11 @@ def test_list_shows_registry(capsys):
 
 def test_level_max_docs_and_judged_only_flags(tmp_path, capsys):
     q, a, _ = files(tmp_path)
-    main(["-l", "2", "-m", "num_rel", q, a])
+    main(["--skip-missing", "-l", "2", "-m", "num_rel", q, a])
     assert capsys.readouterr().out == "num_rel               \tall\t1\n"
-    main(["-M", "1", "-m", "num_ret", q, a])
+    main(["--skip-missing", "-M", "1", "-m", "num_ret", q, a])
     assert capsys.readouterr().out == "num_ret               \tall\t1\n"
-    main(["-J", "-m", "num_ret", q, a])
+    main(["--skip-missing", "-J", "-m", "num_ret", q, a])
     assert capsys.readouterr().out == "num_ret               \tall\t2\n"
 
 

@@ -119,5 +119,8 @@ def test_evaluate_many_prepares_qrels_once_and_scores_each_run():
 def test_rbp_from_its_definition():
     qrels = qrels_from_dict({"1": {"a": 1, "c": 1}})
     run = run_from_dict({"1": {"a": 3.0, "b": 2.0, "c": 1.0}})
-    res = evaluate(qrels, run, ["rbp.0.5"]).aggregate
-    assert res["rbp_0.50"] == pytest.approx(0.5 * (1 + 0.25))
+    res = evaluate(qrels, run, ["rbp.p=0.5"]).aggregate
+    assert res["rbp_p=0.5"] == pytest.approx(0.5 * (1 + 0.25))
+    assert evaluate(qrels, run, ["rbp"]).aggregate["rbp"] == pytest.approx(0.1 * (1 + 0.81))  # trec_eval's p = 0.9
+    graded = qrels_from_dict({"1": {"a": 2, "c": 1}})  # grades scaled to [0, 1] by the topic's highest
+    assert evaluate(graded, run, ["rbp.p=0.5"]).aggregate["rbp_p=0.5"] == pytest.approx(0.5 * (1 + 0.25 * 0.5))

@@ -403,5 +403,5 @@ def test_cli_prefs(tmp_path, capsys):
     q.write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n")
     assert main(["-R", "qrels_prefs", "-m", "prefs_simp", str(q), str(r)]) == 0
     assert capsys.readouterr().out == "prefs_simp            \tall\t0.6667\n"
-    assert main(["-R", "prefs", str(q), str(r)]) == 1
+    assert main(["-R", "prefs", str(q), str(r)]) == 2
     assert "q:1: expected 5" in capsys.readouterr().err

@@ -35,7 +35,7 @@ def cases(draw):
 @given(cases())
 def test_every_measure_is_finite_and_bounded(case):
     qd, rd = case
-    res = evaluate(qrels_from_dict(qd), run_from_dict(rd), ALL + ["judged.1,5,20", "rbp.0.5,0.95"])
+    res = evaluate(qrels_from_dict(qd), run_from_dict(rd), ALL + ["judged.1,5,20", "rbp.p=0.5", "rbp_resid", "unj.1,5"])
     for q, vals in res.per_topic.items():
         for name, v in vals.items():
             if name == "relstring":
