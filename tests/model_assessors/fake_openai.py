@@ -1,7 +1,8 @@
 """A small OpenAI-compatible chat-completions server for the tests: real HTTP on 127.0.0.1, no internet.
 
 Answers are deterministic. The pair is recognised by the first ``T<t>-D<d>`` in the prompt (the
-fixtures' document titles); its label is ``labels[key]`` or ``default_label(key)``. A script
+fixtures' document titles); its label is ``model_labels[model][key]``, else ``labels[key]``, else
+``label_for(key)`` (``default_label`` unless a test sets another). A script
 per key injects trouble on successive requests: ``429`` and ``500`` (status codes), ``"timeout"``
 (answer after ``slow_seconds``, longer than the client waits), ``"garbage"`` (a 200 whose text
 has no score), ``"malformed"`` (a 200 that is not a chat completion), ``("text", "...")`` (any
@@ -34,6 +35,7 @@ class FakeOpenAI(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.labels: dict[str, int] = {}
+        self.model_labels: dict[str, dict[str, int]] = {}  # model name → {key: label}, for a second model
         self.label_for = default_label
         self.scripts: dict[str, list] = defaultdict(list)
         self.probabilities: dict[str, dict[int, float]] = {}
@@ -52,8 +54,9 @@ class FakeOpenAI(ThreadingHTTPServer):
         with self.lock:
             return sum(1 for r in self.requests if r["key"] == key)
 
-    def answer(self, key: str, want_logprobs: bool) -> dict:
+    def answer(self, key: str, want_logprobs: bool, model: str = "") -> dict:
         label = self.labels.get(key, self.label_for(key) if key else 0)
+        label = self.model_labels.get(model, {}).get(key, label)
         body = {"id": "chatcmpl-test", "object": "chat.completion", "model": "fake",
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": f"##final score: {label}"}}],
@@ -115,4 +118,4 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(action, tuple) and action[0] == "text":
             return self._send(200, {"choices": [{"message": {"content": action[1]}}],
                                     "usage": {"prompt_tokens": 100, "completion_tokens": 3}})
-        self._send(200, server.answer(key, bool(body.get("logprobs"))))
+        self._send(200, server.answer(key, bool(body.get("logprobs")), str(body.get("model", ""))))
