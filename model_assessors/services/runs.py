@@ -15,8 +15,10 @@ How a run goes (``run_execute``, called by the ``model_judge_run`` task):
   becomes a skip whose reason says why, with the raw text kept on the call — never a guessed label.
   Model judgments take no human's slot (``Item.judgment_count`` is left alone).
 - **Stops**: the token budget (``max_tokens`` over all the judge's calls) or a campaign that is no
-  longer active stops the run (``stopped``); a lead's cancel (``cancelled``) and a fatal refusal by
-  the endpoint (401, 404, …: ``failed``) stop it too, checked between batches.
+  longer active stops the run (``stopped``); a lead's cancel (``cancelled``), a resumed run that
+  replaced this one, and a fatal refusal by the endpoint (401, 404, …: ``failed``) stop it too,
+  checked between batches. Should a replaced run's worker still be alive, both may ask about the
+  same last pairs; the unique constraints keep one answer per pair.
 """
 from __future__ import annotations
 
@@ -148,8 +150,8 @@ def call_record(*, judge: ModelJudge, run: ModelRun | None, item: Item, prompt: 
 def _stop_reason(judge: ModelJudge, run: ModelRun) -> tuple[str, str] | None:
     """Return (status, message) when the run must stop before its next batch, else None."""
     status = ModelRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
-    if status == ModelRun.Status.CANCELLED:
-        return status, "cancelled by a lead"
+    if status != ModelRun.Status.RUNNING:  # cancelled by a lead, or replaced by a resumed run
+        return status or ModelRun.Status.FAILED, ""
     campaign_status = Campaign.objects.filter(pk=judge.campaign_id).values_list("status", flat=True).first()
     if campaign_status != Campaign.Status.ACTIVE:
         return ModelRun.Status.STOPPED, "the campaign is no longer active"
@@ -161,8 +163,9 @@ def _stop_reason(judge: ModelJudge, run: ModelRun) -> tuple[str, str] | None:
 
 
 def _finish(run: ModelRun, status: str, message: str) -> None:
-    # A lead's cancel wins over whatever the worker concluded.
-    ModelRun.objects.filter(pk=run.pk).exclude(status=ModelRun.Status.CANCELLED).update(
+    # Only a run still running is concluded here: a lead's cancel, or the replacement by a resumed
+    # run, already wrote the outcome and wins over whatever this worker concluded.
+    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.RUNNING).update(
         status=status, message=message, finished_at=timezone.now())
 
 

@@ -32,8 +32,8 @@ def default_label(key: str) -> int:
 class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.labels: dict[str, int] = {}
         self.model_labels: dict[str, dict[str, int]] = {}  # model name → {key: label}, for a second model
         self.label_for = default_label
@@ -42,6 +42,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.required_key: str | None = None
         self.models: set[str] | None = None
         self.slow_seconds = 1.5
+        self.delay_seconds = 0.0  # every answer waits this long (to stop a worker in the middle of a run)
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -106,6 +107,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if server.models is not None and body.get("model") not in server.models:
             return self._send(404, {"error": {"message": f"model {body.get('model')} does not exist"}})
+        if server.delay_seconds:
+            time.sleep(server.delay_seconds)
         if isinstance(action, int):
             return self._send(action, {"error": {"message": f"injected {action}"}})
         if action == "timeout":

@@ -154,3 +154,22 @@ def test_a_paused_campaign_refuses_a_run_and_a_cancelled_run_stays_cancelled(mak
     with pytest.raises(ValidationError) as refused:
         run_start(judge=judge)
     assert refused.value.code == "campaign_closed"
+
+
+def test_a_run_replaced_by_a_resumed_one_stops_after_its_batch_and_keeps_the_replacements_outcome(
+        make_judge, monkeypatch):
+    from model_assessors.services import runs as runs_module
+
+    judge = make_judge(concurrency=1)  # batches of 4
+    old = ModelRun.objects.create(judge=judge)
+    real_record = runs_module.call_record
+
+    def record_then_get_replaced(**kwargs):
+        call = real_record(**kwargs)
+        ModelRun.objects.filter(pk=old.pk).update(status=ModelRun.Status.FAILED, message="replaced")
+        return call
+
+    monkeypatch.setattr(runs_module, "call_record", record_then_get_replaced)
+    finished = run_execute(run=old)
+    assert (finished.status, finished.message) == ("failed", "replaced")
+    assert len(model_grades(judge)) == 4
