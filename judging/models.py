@@ -2,7 +2,8 @@
 
 Identity: every judge in a campaign is an ``Assessor`` row — an expert (a user
 account, a member of the collection) or a crowd worker (no account, identified by
-platform + worker id, bound to one campaign's batch). Judgments, leases and
+platform + worker id, bound to one campaign's batch) or a model (an LLM judge configured
+by ``model_assessors``; no account, its name in ``worker_id``). Judgments, leases and
 revisions point at ``Assessor``, so allocation and agreement treat both alike.
 
 Invariants the database itself enforces:
@@ -110,6 +111,7 @@ class Assessor(models.Model):
     class Kind(models.TextChoices):
         EXPERT = "expert", "Expert"
         CROWD = "crowd", "Crowd worker"
+        MODEL = "model", "Model (LLM judge)"
 
     class Platform(models.TextChoices):
         NONE = "", "None"
@@ -151,7 +153,8 @@ class Assessor(models.Model):
                 fields=["campaign", "platform", "worker_id"], condition=Q(kind="crowd"), name="assessor_unique_worker"
             ),
             models.CheckConstraint(
-                condition=(Q(kind="expert", user__isnull=False) | Q(kind="crowd", user__isnull=True)),
+                # Only an expert has an account; every other kind (crowd, model, …) has none.
+                condition=(Q(kind="expert", user__isnull=False) | (~Q(kind="expert") & Q(user__isnull=True))),
                 name="assessor_kind_matches_identity",
             ),
         ]
@@ -159,6 +162,8 @@ class Assessor(models.Model):
     def __str__(self) -> str:
         if self.user_id:
             return self.user.get_username()
+        if self.kind == self.Kind.MODEL:
+            return f"model:{self.worker_id}"
         return f"{self.platform or 'crowd'}:{self.worker_id}"
 
 
@@ -286,6 +291,7 @@ class QrelsVersion(models.Model):
         ADJUDICATED = "adjudicated", "Adjudicated (lead's label, else majority)"
         GOLD_WEIGHTED = "gold_weighted", "Gold-accuracy-weighted vote"
         DAWID_SKENE = "dawid_skene", "Dawid–Skene (EM over assessors' confusion matrices)"
+        HYBRID = "hybrid", "Hybrid (humans' label where they judged, else the model's)"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="qrels_versions")
     campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="qrels_versions")

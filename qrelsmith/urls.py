@@ -14,9 +14,11 @@ urlpatterns = [
     path("api/", include("judging.api_urls")),
     path("api/", include("evaluation.api_urls")),
     path("api/", include("preferences.api_urls")),
+    path("api/", include("model_assessors.api_urls")),
     path("", include("judging.urls")),
     path("", include("judging.urls_adaptive")),
     path("", include("evaluation.urls")),
     path("", include("preferences.urls")),
+    path("", include("model_assessors.urls")),
     path("", include("collections_app.urls")),
 ]

@@ -16,6 +16,9 @@ the database and in the judgments export for audit). Rules:
 - ``dawid_skene``: Dawid–Skene EM over every assessor's confusion matrix
   (:func:`judging.aggregation.dawid_skene`); gold items' labels take part in the EM (they
   say how each assessor errs) but only regular items get a final label.
+- ``hybrid``: humans override the model. Where a lead adjudicated, that label; else where
+  humans (every assessor who is not a model) labelled the pair, their majority; else the
+  model assessors' majority. Confidence is the chosen grade's share among the votes used.
 
 Blocked assessors never vote under any rule (their labels are excluded before aggregation,
 so they shape no weight and no confusion matrix either). :func:`final_labels_detail` gives
@@ -39,7 +42,7 @@ from django.db.models import Max
 
 from collections_app.models import Collection
 from judging.aggregation import dawid_skene, gold_weighted_vote
-from judging.models import Adjudication, Campaign, Item, Judgment, QrelsVersion
+from judging.models import Adjudication, Assessor, Campaign, Item, Judgment, QrelsVersion
 from qrelsmith.csv_cells import csv_cell
 
 RULES = tuple(QrelsVersion.Rule.values)
@@ -98,6 +101,8 @@ def final_labels_detail(*, campaign: Campaign, rule: str) -> dict[tuple[str, str
     items, grades = _labels_by_item(campaign)
     if rule in (QrelsVersion.Rule.GOLD_WEIGHTED, QrelsVersion.Rule.DAWID_SKENE):
         return _aggregated_labels(campaign, rule, items, grades)
+    if rule == QrelsVersion.Rule.HYBRID:
+        return _hybrid_labels(campaign, items, grades)
     adjudicated = {}
     if rule == QrelsVersion.Rule.ADJUDICATED:
         adjudicated = dict(Adjudication.objects.filter(campaign=campaign).values_list("item_id", "grade"))
@@ -116,6 +121,23 @@ def final_labels_detail(*, campaign: Campaign, rule: str) -> dict[tuple[str, str
         else:
             grade = majority_grade(values)
         labels[(qid, docno)] = (grade, values.count(grade) / len(values))
+    return labels
+
+
+def _hybrid_labels(campaign: Campaign, items: dict, grades: dict) -> dict[tuple[str, str], tuple[int, float]]:
+    """Return the adjudicated label, else the humans' majority, else the model assessors' majority, per item."""
+    models = set(Assessor.objects.filter(campaign=campaign, kind=Assessor.Kind.MODEL).values_list("pk", flat=True))
+    adjudicated = dict(Adjudication.objects.filter(campaign=campaign).values_list("item_id", "grade"))
+    labels: dict[tuple[str, str], tuple[int, float]] = {}
+    for item_id, (qid, docno, _) in items.items():
+        if item_id in adjudicated:
+            labels[(qid, docno)] = (adjudicated[item_id], 1.0)
+            continue
+        given = grades.get(item_id, [])
+        votes = [g for a, g in given if a not in models] or [g for a, g in given if a in models]
+        if votes:
+            grade = majority_grade(votes)
+            labels[(qid, docno)] = (grade, votes.count(grade) / len(votes))
     return labels
 
 

@@ -62,8 +62,10 @@ def gold_answers(*, assessor: Assessor) -> tuple[int, int]:
 
 
 def usable_count():
-    """Return a subquery expression: the item's judgments by assessors who are not blocked."""
-    usable = (Judgment.objects.filter(item=OuterRef("pk"), assessor__blocked=False).order_by()
+    """Return a subquery expression: the item's judgments by assessors who are neither blocked nor models."""
+    # Model assessors' labels never take a human's slot (model_assessors writes them without one).
+    usable = (Judgment.objects.filter(item=OuterRef("pk"), assessor__blocked=False).exclude(assessor__kind="model")
+              .order_by()
               .values("item").annotate(n=Count("id")).values("n"))
     return Coalesce(Subquery(usable, output_field=IntegerField()), Value(0))
 

@@ -1,0 +1,76 @@
+"""Human-in-the-loop ordering by model uncertainty, and ranking stability on human vs model qrels."""
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from judging.models import Assessor, Item
+from judging.services.allocation import item_next
+from model_assessors.report import stability_report
+from model_assessors.services.runs import run_start
+from model_assessors.services.uncertainty import item_uncertainty, priorities_by_uncertainty, priorities_reset
+from tests.model_assessors.fake_openai import default_label
+from tests.model_assessors.helpers import human_judges
+
+pytestmark = pytest.mark.django_db
+
+
+def _uncertainty_by_docno(campaign):
+    docno = dict(Item.objects.filter(campaign=campaign).values_list("pk", "pair__docno"))
+    return {docno[pk]: value for pk, value in item_uncertainty(campaign).items()}
+
+
+def test_humans_get_the_pairs_whose_label_probabilities_are_least_sure_first(make_judge, campaign, fake_llm, alice):
+    fake_llm.labels.update({"T3-D2": 1, "T2-D5": 1})
+    fake_llm.probabilities.update({"T3-D2": {1: 0.4, 2: 0.35, 0: 0.25}, "T2-D5": {1: 0.6, 0: 0.4}})
+    run_start(judge=make_judge(request_logprobs=True))
+    values = _uncertainty_by_docno(campaign)
+    assert values["T3-D2"] == pytest.approx(0.6) and values["T2-D5"] == pytest.approx(0.4)
+    assert values["T1-D1"] == pytest.approx(0.1)  # the server's default: 0.9 on the label
+    assert priorities_by_uncertainty(campaign=campaign) == 20
+    me = Assessor.objects.get(campaign=campaign, user=alice)
+    first = item_next(assessor=me)
+    assert first.pair.docno == "T3-D2"
+    human_judges(campaign, alice, {"T3-D2": 1})
+    assert item_next(assessor=me).pair.docno == "T2-D5"
+    assert priorities_reset(campaign=campaign) == 19  # the most uncertain pair already had priority 0
+    assert set(Item.objects.filter(campaign=campaign).values_list("priority", flat=True)) == {0}
+
+
+def test_without_probabilities_two_judges_disagreeing_make_a_pair_uncertain(make_judge, campaign, fake_llm):
+    fake_llm.model_labels.update({"fake-model": {"T4-D1": 0, "T4-D2": 1}, "second-model": {"T4-D1": 3, "T4-D2": 2}})
+    fake_llm.scripts["T4-D3"] = ["garbage"]
+    run_start(judge=make_judge("first"))
+    run_start(judge=make_judge("second", model="second-model"))
+    values = _uncertainty_by_docno(campaign)
+    assert values["T4-D1"] == pytest.approx(1.0)  # 0 against 3 on a 0–3 scale
+    assert values["T4-D2"] == pytest.approx(1 / 3)  # 1 against 2
+    assert values["T4-D3"] == 1.0  # the first judge's answer did not parse: a human must look
+    assert values["T1-D1"] == 0.0  # both judges agree
+
+
+def test_ordering_by_uncertainty_is_refused_for_an_adaptive_campaign(make_judge, collection, pool, lead, alice):
+    from judging.services.campaigns import campaign_create
+
+    adaptive = campaign_create(collection=collection, pool=pool, name="adaptive", created_by=lead, assessors=[alice],
+                               order="mtf")
+    with pytest.raises(ValidationError) as refused:
+        priorities_by_uncertainty(campaign=adaptive)
+    assert refused.value.code == "adaptive_order"
+
+
+def test_system_ranking_on_model_qrels_equals_the_human_one_when_the_labels_agree(
+        make_judge, campaign, collection, alice, tmp_path):
+    from collections_app.services.imports import runs_import
+
+    for tag, order in {"r-good": [1, 2, 3, 4, 5], "r-mid": [3, 1, 5, 2, 4], "r-bad": [5, 4, 3, 2, 1]}.items():
+        lines = [f"40{t} Q0 T{t}-D{d} {r} {10 - r} {tag}" for t in range(1, 5) for r, d in enumerate(order, 1)]
+        path = tmp_path / f"{tag}.run"
+        path.write_text("\n".join(lines) + "\n")
+        runs_import(collection=collection, sources=[path])
+    judge = make_judge()
+    run_start(judge=judge)
+    human_judges(campaign, alice, {f"T{t}-D{d}": default_label(f"T{t}-D{d}") for t in (1, 2) for d in range(1, 6)})
+    same = stability_report(judge, measure="map")
+    assert same.n_pairs == 10 and same.comparison.tau == pytest.approx(1.0)
+    assert all(m["shift"] == 0 for m in same.movers) and len(same.movers) == 3
