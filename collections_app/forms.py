@@ -49,6 +49,10 @@ class SingleUploadForm(forms.Form):
     file = forms.FileField()
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     name = forms.CharField(max_length=200, required=False, help_text="Qrels only: name of the qrels set.")
+    allow_off_scale = forms.BooleanField(
+        required=False, label="Accept grades outside the scale",
+        help_text="Qrels only: import grades the collection's scale does not have (refused otherwise).",
+    )
 
 
 class RunsUploadForm(forms.Form):

@@ -67,3 +67,8 @@ def validate_scale(grades: Any) -> None:
     ordered = [item["grade"] for item in grades]
     if ordered != sorted(ordered):
         raise ValidationError("Grades must be listed from lowest to highest.", code="scale_order")
+
+
+def scale_grades(scale: Any) -> set[int]:
+    """Return the grades a stored scale allows (importers check qrels grades against it)."""
+    return {item["grade"] for item in scale or [] if isinstance(item, dict) and "grade" in item}

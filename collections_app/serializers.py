@@ -119,6 +119,9 @@ class FilesUploadSerializer(serializers.Serializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=["trec", "tsv", "jsonl"], required=False)
     name = serializers.CharField(max_length=200, required=False, help_text="Name of the qrels set.")
+    allow_off_scale = serializers.BooleanField(
+        required=False, help_text="Qrels only: accept grades outside the collection's scale (refused otherwise)."
+    )
 
 
 class RunsUploadSerializer(serializers.Serializer):

@@ -126,7 +126,7 @@ def _dispatch(job: Job, progress: _ProgressRecorder) -> dict:
         else:
             summary = imports.qrels_import(
                 collection=collection, source=sources[0], name=params.get("name") or None,
-                user=user, progress=progress,
+                user=user, progress=progress, allow_off_scale=bool(params.get("allow_off_scale")),
             )
     finally:
         for source in sources:

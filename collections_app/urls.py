@@ -15,7 +15,7 @@ urlpatterns = [
     path(prefix + "pools/<str:name>/", views.pool_detail, name="pool-detail"),
     path(prefix + "pools/<str:name>/deepen/", views.pool_deepen, name="pool-deepen"),
     path(prefix + "pools/<str:name>/delete/", views.pool_delete, name="pool-delete"),
-    path(prefix + "runs/<str:tag>/delete/", views.run_delete, name="run-delete"),
+    path(prefix + "runs/<path:tag>/delete/", views.run_delete, name="run-delete"),
     path(prefix + "members/", views.members, name="collection-members"),
     path(prefix + "planner/", simulation_views.planner, name="planner"),
 ]

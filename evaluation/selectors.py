@@ -179,10 +179,24 @@ def significance(collection: Collection, *, source: str | None = None, measure: 
     key = None if scored.key is None else f"{scored.key}:significance:{measure}:{max_runs}:{seed}:{n_permutations}"
     matrix = cache.get(key) if key else None
     if matrix is None:  # seeded, so the same inputs always give the same matrix: safe to cache with the scores
-        matrix = significance_matrix(scored.results, measure, max_runs=max_runs, seed=seed, n_permutations=n_permutations)
+        _require_topics_for_significance(scored.results, measure)
+        try:
+            matrix = significance_matrix(scored.results, measure, max_runs=max_runs, seed=seed,
+                                         n_permutations=n_permutations)
+        except ValueError as exc:  # two runs share fewer than 2 scored topics
+            raise ValidationError(f"Significance cannot be tested yet: {exc}.", code="too_few_topics") from None
         if key:
             cache.set(key, matrix, CACHE_SECONDS)
     return scored.source, matrix
+
+
+def _require_topics_for_significance(results, measure: str) -> None:
+    """Refuse, with an explanation, a paired test on fewer than 2 topics (e.g. right after a first freeze)."""
+    topics = {qid for result in results for qid, values in result.per_topic.items() if measure in values}
+    if len(results) >= 2 and len(topics) < 2:
+        raise ValidationError(
+            f"Significance needs per-topic scores on at least 2 topics; these qrels cover {len(topics)}. "
+            "Judge or freeze more topics, or choose other qrels.", code="too_few_topics")
 
 
 def stability(collection: Collection, *, source_a: str | None = None, source_b: str | None = None,

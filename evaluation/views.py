@@ -114,14 +114,25 @@ def significance_page(request: HttpRequest, slug: str) -> HttpResponse:
     collection = collection_for_user(request.user, slug)
     measure = _measure(request)
     max_runs = _int(request.GET.get("runs"), MAX_RUNS, low=2, high=MAX_RUNS)
+    explanation = ""
     try:
         source, matrix = significance(collection, source=_source_param(request), measure=measure, max_runs=max_runs)
     except ValidationError as exc:
-        raise Http404(exc.messages[0]) from None
+        if exc.code != "too_few_topics":
+            raise Http404(exc.messages[0]) from None
+        # Too little data is not an error of the request: say why there is no matrix yet.
+        source, matrix, explanation = _chosen_source(collection, request), None, exc.messages[0]
     return render(request, "evaluation/significance.html", {
         "collection": collection, "source": source, "sources": available_sources(collection), "matrix": matrix,
-        "measure": measure, "columns": COLUMNS, "max_runs": max_runs,
+        "measure": measure, "columns": COLUMNS, "max_runs": max_runs, "explanation": explanation,
     })
+
+
+def _chosen_source(collection, request: HttpRequest):
+    """Return the qrels source the page was asked for (or the default), for the form's selection."""
+    token = _source_param(request)
+    sources = available_sources(collection)
+    return next((s for s in sources if s.token == token), sources[0] if sources else None)
 
 
 @login_required

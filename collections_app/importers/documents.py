@@ -5,13 +5,18 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+
 from collections_app.importers.errors import ProblemList
-from collections_app.importers.sources import Source
+from collections_app.importers.identifiers import identifier_problem
+from collections_app.importers.sources import Source, has_nul, text_problem
 from collections_app.importers.topics import json_records, peek_format, take
 
 _ELEMENT = re.compile(r"<([A-Za-z][\w-]*)[^>]*>(.*?)</\1\s*>", re.S)
 _ANY_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _TITLE_TAGS = ("title", "headline", "head")
+_URL = URLValidator(schemes=["http", "https"])
 
 
 @dataclass
@@ -32,13 +37,32 @@ def parse_documents(source: Source, *, format: str | None, problems: ProblemList
         if not document.docno:
             problems.add(source.name, document.line, "document without a docno")
             continue
-        if len(document.docno) > 255:
-            problems.add(source.name, document.line, "docno is longer than 255 characters")
-            continue
-        if len(document.url) > 2000:
-            problems.add(source.name, document.line, "url is longer than 2000 characters")
+        reason = identifier_problem(document.docno, "docno") or _content_problem(document)
+        if reason:
+            problems.add(source.name, document.line, reason)
             continue
         yield document
+
+
+def _content_problem(document: ParsedDocument) -> str | None:
+    """Say why a document's text fields cannot be stored (NUL bytes, a URL that is not one), or None.
+
+    PostgreSQL refuses NUL in text and JSON columns, and a URL shown as a link must be http(s).
+    """
+    for label, value in (("title", document.title), ("text", document.text), ("url", document.url)):
+        reason = text_problem(value, label)
+        if reason:
+            return reason
+    if has_nul(document.metadata):
+        return "metadata contains a NUL character, which the database cannot store"
+    if document.url:
+        if len(document.url) > 2000:
+            return "url is longer than 2000 characters"
+        try:
+            _URL(document.url)
+        except ValidationError:
+            return f"url {document.url[:80]!r} is not a valid http(s) URL"
+    return None
 
 
 def _trec(name: str, lines, problems: ProblemList) -> Iterator[ParsedDocument]:

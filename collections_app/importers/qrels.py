@@ -4,7 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from collections_app.importers.errors import ProblemList, fail
+from collections_app.importers.identifiers import identifier_problem
 from collections_app.importers.sources import Source
+
+# QrelsEntry.grade is a 32-bit integer column in every database we support.
+GRADE_MIN, GRADE_MAX = -(2**31), 2**31 - 1
+OFF_SCALE_LINES_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -16,12 +21,21 @@ class QrelsLine:
 
 
 def parse_qrels(source: Source, *, topics: dict[str, int], problems: ProblemList,
-                progress=None) -> tuple[list[QrelsLine], int]:
-    """Return (entries, lines read); negative grades are kept (they count as not relevant)."""
+                progress=None, scale: set[int] | None = None,
+                allow_off_scale: bool = False) -> tuple[list[QrelsLine], int]:
+    """Return (entries, lines read); negative grades are kept (they count as not relevant).
+
+    With ``scale`` (the grades of the collection's scale), non-negative grades outside it (a 7
+    on a 0–3 scale) are counted and refused with their first lines, unless ``allow_off_scale``
+    says the file is meant to carry them (a finer scale than the collection's). Negative grades
+    stay accepted: TREC uses them for junk and spam, and they count as not relevant anyway.
+    """
     name = source.name
     entries: list[QrelsLine] = []
     seen: dict[tuple[str, str], int] = {}
     unknown: set[str] = set()
+    off_scale: list[int] = []
+    off_scale_count = 0
     lines = 0
     for line_no, line in source.text_lines():
         if not line.strip() or line.startswith("#"):
@@ -37,9 +51,18 @@ def parse_qrels(source: Source, *, topics: dict[str, int], problems: ProblemList
         except ValueError:
             problems.add(name, line_no, f"grade {rel!r} is not an integer", code="bad_grade")
             continue
-        if len(docno) > 255:
-            problems.add(name, line_no, "docno is longer than 255 characters")
+        if not GRADE_MIN <= grade <= GRADE_MAX:
+            problems.add(name, line_no, f"grade {rel[:30]!r} is out of range ({GRADE_MIN} to {GRADE_MAX})",
+                         code="bad_grade")
             continue
+        reason = identifier_problem(qid, "qid") or identifier_problem(docno, "docno")
+        if reason:
+            problems.add(name, line_no, reason, code="bad_identifier")
+            continue
+        if scale is not None and not allow_off_scale and grade >= 0 and grade not in scale:
+            off_scale_count += 1
+            if len(off_scale) < OFF_SCALE_LINES_SHOWN:
+                off_scale.append(line_no)
         topic_id = topics.get(qid)
         if topic_id is None:
             if qid not in unknown:
@@ -56,4 +79,11 @@ def parse_qrels(source: Source, *, topics: dict[str, int], problems: ProblemList
             progress(source.consumed)
     if lines == 0 and not problems:
         raise fail(name, None, "the file has no qrels lines", code="empty_file")
+    if off_scale_count:
+        grades = ", ".join(str(grade) for grade in sorted(scale))
+        problems.add(name, off_scale[0],
+                     f"{off_scale_count} judgment(s) have grades outside the collection's scale ({grades}), "
+                     f"first on line(s) {', '.join(map(str, off_scale))}; import them anyway with "
+                     "--allow-off-scale (command) or 'Accept grades outside the scale' (form)",
+                     code="off_scale_grade")
     return entries, lines

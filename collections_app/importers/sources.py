@@ -3,6 +3,13 @@
 Gzip is recognised by its magic bytes, so a compressed file named ``run.txt`` works
 too. The SHA-256 checksum covers the bytes as uploaded (compressed if they were) and
 is computed while the file streams, so no second pass is needed.
+
+A UTF-8 byte-order mark at the start of the (decompressed) text is dropped here, once for
+every importer, so it never becomes part of the first qid or docno. Decompression is
+bounded: a ``.gz`` whose text grows beyond ``IMPORT_MAX_GZIP_RATIO`` times the compressed
+bytes read so far (after the first ``GZIP_RATIO_GRACE`` bytes), or beyond
+``IMPORT_MAX_DECOMPRESSED_BYTES`` in all, is refused while reading, block by block, so a
+small bomb costs one block of memory and a fraction of a second.
 """
 from __future__ import annotations
 
@@ -18,6 +25,40 @@ from collections_app.importers.errors import fail
 
 BLOCK = 4 * 1024 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
+GZIP_RATIO_GRACE = 32 * 1024 * 1024
+GZIP_READ_AHEAD = 64 * 1024
+DEFAULT_MAX_GZIP_RATIO = 100
+DEFAULT_MAX_DECOMPRESSED_BYTES = 20 * 1024**3
+
+
+def _limits() -> tuple[int, int]:
+    """Return (max ratio, max decompressed bytes) from settings, with defaults outside Django."""
+    try:
+        from django.conf import settings
+
+        return (getattr(settings, "IMPORT_MAX_GZIP_RATIO", DEFAULT_MAX_GZIP_RATIO),
+                getattr(settings, "IMPORT_MAX_DECOMPRESSED_BYTES", DEFAULT_MAX_DECOMPRESSED_BYTES))
+    except Exception:  # noqa: BLE001 - settings not configured (plain library use)
+        return DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_DECOMPRESSED_BYTES
+
+
+def has_nul(value: Any) -> bool:
+    """Return whether a JSON-like value holds a NUL character in any key or string."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(key) or has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(has_nul(item) for item in value)
+    return False
+
+
+def text_problem(value: str, label: str) -> str | None:
+    """Say why a text value cannot be stored (PostgreSQL refuses NUL in text), or return None."""
+    if "\x00" in value:
+        return f"{label} contains a NUL character, which the database cannot store"
+    return None
 
 
 class _HashingReader(io.RawIOBase):
@@ -68,8 +109,10 @@ class Source:
         if isinstance(head, str):
             raise TypeError("import sources must be opened in binary mode")
         self._hasher = _HashingReader(raw, prefix=head)
-        buffered = io.BufferedReader(self._hasher, buffer_size=BLOCK)
         self.compressed = head == GZIP_MAGIC
+        # A small read-ahead under gzip keeps ``consumed`` close to what the decompressor used,
+        # which the expansion-ratio check compares against.
+        buffered = io.BufferedReader(self._hasher, buffer_size=GZIP_READ_AHEAD if self.compressed else BLOCK)
         self.stream: Any = gzip.GzipFile(fileobj=buffered, mode="rb") if self.compressed else buffered
 
     @property
@@ -87,6 +130,9 @@ class Source:
         """Yield (first line number, block of whole lines); blocks end at a newline except the last."""
         line_no = 1
         tail = b""
+        first = True
+        produced = 0
+        max_ratio, max_bytes = _limits()
         while True:
             try:
                 chunk = self.stream.read(BLOCK)
@@ -94,6 +140,13 @@ class Source:
                 raise fail(self.name, None, f"cannot decompress the file ({exc})") from None
             if not chunk:
                 break
+            if first:
+                first = False
+                if chunk.startswith(BOM):
+                    chunk = chunk[len(BOM):]
+            produced += len(chunk)
+            if self.compressed:
+                self._check_expansion(produced, max_ratio, max_bytes)
             data = tail + chunk
             cut = data.rfind(b"\n")
             if cut < 0:
@@ -104,6 +157,16 @@ class Source:
             line_no += block.count(b"\n")
         if tail:
             yield line_no, tail
+
+    def _check_expansion(self, produced: int, max_ratio: int, max_bytes: int) -> None:
+        """Refuse a compressed file whose text grows far beyond what real data does (a gzip bomb)."""
+        if produced > max_bytes:
+            raise fail(self.name, None, f"decompresses to more than {max_bytes:,} bytes; refused",
+                       code="too_large")
+        if produced > GZIP_RATIO_GRACE and produced > max_ratio * max(self.consumed, 1):
+            raise fail(self.name, None, f"expands more than {max_ratio}x when decompressed "
+                       f"({self.consumed:,} bytes became more than {produced:,}); refused as a "
+                       "likely decompression bomb", code="too_large")
 
     def text_lines(self) -> Iterator[tuple[int, str]]:
         """Yield (line number, decoded line without its newline); a line that is not UTF-8 fails the import."""
@@ -118,9 +181,9 @@ class Source:
 
 
 def decode_block(name: str, first_line: int, block: bytes) -> str:
-    """Decode a block of lines as UTF-8 (BOM allowed on line 1), naming the first bad line."""
+    """Decode a block of lines as UTF-8, naming the first bad line (``read_blocks`` drops a BOM)."""
     try:
-        if first_line == 1 and block.startswith(b"\xef\xbb\xbf"):
+        if first_line == 1 and block.startswith(BOM):
             block = block[3:]
         text = block.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 from collections_app.importers.errors import ProblemList, fail
-from collections_app.importers.sources import Source, detect_format
+from collections_app.importers.identifiers import identifier_problem
+from collections_app.importers.sources import Source, detect_format, has_nul, text_problem
 
 FORMATS = ("trec", "tsv", "jsonl")
 _TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)[^>]*>")
@@ -53,8 +54,9 @@ def parse_topics(source: Source, *, format: str | None, problems: ProblemList) -
         if not topic.qid:
             problems.add(source.name, topic.line, "topic without a number/qid")
             continue
-        if len(topic.qid) > 100:
-            problems.add(source.name, topic.line, "qid is longer than 100 characters")
+        reason = identifier_problem(topic.qid, "qid") or _text_fields_problem(topic)
+        if reason:
+            problems.add(source.name, topic.line, reason)
             continue
         if topic.qid in seen:
             problems.add(source.name, topic.line, f"topic {topic.qid!r} appears again (first on line {seen[topic.qid]})",
@@ -67,6 +69,17 @@ def parse_topics(source: Source, *, format: str | None, problems: ProblemList) -
     if not topics and not problems:
         raise fail(source.name, None, "the file has no topics", code="empty_file")
     return topics
+
+
+def _text_fields_problem(topic: ParsedTopic) -> str | None:
+    """Say why a topic's text cannot be stored (a NUL character), or return None."""
+    for label in ("title", "description", "narrative"):
+        reason = text_problem(getattr(topic, label), label)
+        if reason:
+            return reason
+    if has_nul(topic.metadata):
+        return "metadata contains a NUL character, which the database cannot store"
+    return None
 
 
 def _trec(name: str, lines, problems: ProblemList) -> Iterator[ParsedTopic]:
@@ -115,8 +128,9 @@ def _trec_topic(line_no: int, text: str) -> ParsedTopic:
 
 
 def _tsv(name: str, lines, problems: ProblemList) -> Iterator[ParsedTopic]:
+    """TSV topics; blank lines and lines starting with ``#`` (comments, headers) are skipped."""
     for line_no, line in lines:
-        if not line.strip():
+        if not line.strip() or line.startswith("#"):
             continue
         parts = line.split("\t")
         if not 2 <= len(parts) <= 4:

@@ -18,6 +18,7 @@ from collections_app.importers.sources import Source
 from collections_app.importers.summary import ImportSummary
 from collections_app.importers.topics import parse_topics
 from collections_app.models import Collection, Document, QrelsEntry, QrelsSet, Run, RunRanking, Topic
+from collections_app.scales import scale_grades
 
 BATCH = 1000
 Progress = Callable[..., None] | None
@@ -207,14 +208,19 @@ def runs_import(*, collection: Collection, sources: list, replace: bool = False,
 
 
 def qrels_import(*, collection: Collection, source, name: str | None = None, user=None,
-                 progress: Progress = None) -> ImportSummary:
-    """Import a TREC qrels file as a named set of judgments (name defaults to the file name)."""
+                 progress: Progress = None, allow_off_scale: bool = False) -> ImportSummary:
+    """Import a TREC qrels file as a named set of judgments (name defaults to the file name).
+
+    Grades outside the collection's scale are refused (code "off_scale_grade") unless
+    ``allow_off_scale=True``.
+    """
     problems = ProblemList()
     topics = dict(collection.topics.values_list("qid", "id"))
     opened = Source(source)
     try:
         entries, lines = parse_qrels(opened, topics=topics, problems=problems,
-                                     progress=None if progress is None else (lambda done: progress(done, opened.size)))
+                                     progress=None if progress is None else (lambda done: progress(done, opened.size)),
+                                     scale=scale_grades(collection.scale) or None, allow_off_scale=allow_off_scale)
         checksum = opened.checksum()
     finally:
         opened.close()

@@ -11,8 +11,10 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("file")
         parser.add_argument("--name", default=None, help="Name of the qrels set (default: the file name).")
+        parser.add_argument("--allow-off-scale", action="store_true",
+                            help="Accept grades outside the collection's relevance scale (refused by default).")
 
-    def handle(self, *args, slug, file, name, **options):
+    def handle(self, *args, slug, file, name, allow_off_scale, **options):
         collection = get_collection(slug)
         run_import(self, lambda progress: qrels_import(collection=collection, source=file, name=name,
-                                                       progress=progress))
+                                                       progress=progress, allow_off_scale=allow_off_scale))
