@@ -62,6 +62,7 @@ class CrowdKind:
     name: str  # "judging" or "preferences": cache keys, cookie names
     assessor_model: type[Model]
     audit: Callable[..., object]  # audit(campaign=, kind=, **details): an automatic entry in the campaign's log
+    audit_lead: Callable[..., object]  # audit(campaign=, user=, kind=, **details): a lead's decision
     gold_by_assessor: Callable[[Model], dict[int, tuple[int, int]]]  # campaign -> {assessor id: (correct, answered)}
 
 
@@ -150,6 +151,7 @@ def _workers(kind: CrowdKind, campaign):
 def _create(kind: CrowdKind, campaign, who: Identity, ip: str):
     """Create a new worker within the campaign's caps; return the existing one if the same id won a race."""
     model = kind.assessor_model
+    refusal = None
     with transaction.atomic():
         # The campaign's row lock makes "count, then create" one step: two joins cannot both take the last place.
         type(campaign).objects.select_for_update().filter(pk=campaign.pk).first()
@@ -157,21 +159,22 @@ def _create(kind: CrowdKind, campaign, who: Identity, ip: str):
             existing = _workers(kind, campaign).filter(platform=who.mode, worker_id=who.worker_id).first()
             if existing is not None:
                 return existing, False
-        if campaign.crowd_max_workers and _workers(kind, campaign).count() >= campaign.crowd_max_workers:
-            raise _refuse(kind, campaign, "campaign_full", "This study has all the workers it needs.", ip=ip,
-                          worker_id=who.worker_id)
         ip_cap = campaign.crowd_max_new_per_ip_hour
-        if ip and ip_cap and (cache.get(_ip_key(kind, campaign, ip)) or 0) >= ip_cap:
-            raise _refuse(kind, campaign, "too_many_from_address",
-                          "Too many new workers started from your network in the last hour. Try again later.",
-                          ip=ip, worker_id=who.worker_id)
-        worker_id = who.worker_id or "anon-" + secrets.token_hex(8)
-        try:
-            with transaction.atomic():
-                worker = model.objects.create(campaign=campaign, kind=CROWD, platform=who.mode,
-                                              worker_id=worker_id, platform_data=who.data)
-        except IntegrityError:  # the same id joining twice at once on a backend without row locks
-            return _workers(kind, campaign).get(platform=who.mode, worker_id=worker_id), False
+        if campaign.crowd_max_workers and _workers(kind, campaign).count() >= campaign.crowd_max_workers:
+            refusal = ("campaign_full", "This study has all the workers it needs.")
+        elif ip and ip_cap and (cache.get(_ip_key(kind, campaign, ip)) or 0) >= ip_cap:
+            refusal = ("too_many_from_address",
+                       "Too many new workers started from your network in the last hour. Try again later.")
+        else:
+            worker_id = who.worker_id or "anon-" + secrets.token_hex(8)
+            try:
+                with transaction.atomic():
+                    worker = model.objects.create(campaign=campaign, kind=CROWD, platform=who.mode,
+                                                  worker_id=worker_id, platform_data=who.data)
+            except IntegrityError:  # the same id joining twice at once on a backend without row locks
+                return _workers(kind, campaign).get(platform=who.mode, worker_id=worker_id), False
+    if refusal is not None:  # audited outside the transaction above, which an exception inside would roll back
+        raise _refuse(kind, campaign, *refusal, ip=ip, worker_id=who.worker_id)
     if ip and ip_cap:
         key = _ip_key(kind, campaign, ip)
         cache.add(key, 0, IP_WINDOW_SECONDS)
@@ -382,3 +385,31 @@ def rows_to_csv(rows: Iterable[dict], columns: Iterable[str] = EXPORT_COLUMNS) -
     for row in rows:
         writer.writerow([csv_cell(row[c]) for c in columns])
     return out.getvalue()
+
+
+# --- the lead's settings ---------------------------------------------------------------------
+
+ENTRY_SETTINGS = ("crowd_study_id", "crowd_hit_id", "crowd_max_workers", "crowd_max_new_per_ip_hour",
+                  "crowd_anonymous_allowed")
+
+
+@transaction.atomic
+def crowd_settings_update(*, kind: CrowdKind, campaign, user, **values) -> list[str]:
+    """Change who may enter the campaign's crowd link (``ENTRY_SETTINGS``); audited; return the changed names.
+
+    Raises ValidationError(code="bad_setting") for an unknown name or a negative cap.
+    """
+    unknown = set(values) - set(ENTRY_SETTINGS)
+    if unknown:
+        raise ValidationError(f"Unknown crowd settings: {', '.join(sorted(unknown))}.", code="bad_setting")
+    for name in ("crowd_max_workers", "crowd_max_new_per_ip_hour"):
+        if name in values and (values[name] is None or int(values[name]) < 0):
+            raise ValidationError("Caps are whole numbers of at least 0.", code="bad_setting")
+    changed = {name: value for name, value in values.items() if getattr(campaign, name) != value}
+    if not changed:
+        return []
+    for name, value in changed.items():
+        setattr(campaign, name, value)
+    campaign.save(update_fields=list(changed))
+    kind.audit_lead(campaign=campaign, user=user, kind="crowd_settings", **changed)
+    return sorted(changed)

@@ -34,6 +34,7 @@ urlpatterns = [
     path(campaign + "qrels/v<int:number>.txt", lead.qrels_download, name="campaign-qrels-download"),
     path(campaign + "final-labels.csv", lead.final_labels_download, name="campaign-final-labels"),
     path(campaign + "prels.txt", lead.prels_download, name="campaign-prels-download"),
+    path(campaign + "crowd-settings/", crowd.crowd_settings, name="campaign-crowd-settings"),
     path(campaign + "crowd-workers.csv", crowd.crowd_workers_download, name="campaign-crowd-workers"),
     path(campaign + "judgments.<str:fmt>", lead.judgments_download, name="campaign-judgments-export"),
 ]

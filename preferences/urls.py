@@ -17,5 +17,6 @@ urlpatterns = [
     path("pcrowd/<str:token>/judge/", views.crowd_judge, name="pref-crowd-judge"),
     path("pcrowd/<str:token>/resume/<str:secret>/", views.crowd_resume, name="pref-crowd-resume"),
     path("pcrowd/<str:token>/complete/", views.crowd_complete, name="pref-crowd-complete"),
+    path("preferences/<int:campaign_id>/crowd-settings/", views.crowd_settings, name="pref-crowd-settings"),
     path("preferences/<int:campaign_id>/crowd-workers.csv", views.crowd_workers_download, name="pref-crowd-workers"),
 ]

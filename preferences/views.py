@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaign_core import crowd_binding
 from campaign_core.crowd import CrowdRefused, has_platform_ids
+from campaign_core.crowd_forms import CrowdEntryForm
 from collections_app.access import collection_for_user
 from preferences import access
 from preferences.forms import CampaignForm
@@ -62,6 +63,8 @@ def campaign_results(request, campaign_id):
                  if campaign.crowd_enabled else "")
     return render(request, "preferences/campaign_results.html", {
         "campaign": campaign, "r": results.campaign_results(campaign), "crowd_url": crowd_url,
+        "crowd_form": CrowdEntryForm.for_campaign(campaign),
+        "crowd_settings_url": reverse("pref-crowd-settings", args=[campaign.pk]),
         "log": quality.quality_log(campaign=campaign)})
 
 
@@ -296,3 +299,18 @@ def crowd_workers_download(request, campaign_id):
     response = HttpResponse(crowd.crowd_workers_csv(campaign=campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="preferences-{campaign.pk}-crowd-workers.csv"'
     return response
+
+
+@login_required
+@require_POST
+def crowd_settings(request, campaign_id):
+    """Change who may enter the crowd link (expected ids, caps, anonymous entry); leads only, audited."""
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    form = CrowdEntryForm.for_campaign(campaign, request.POST)
+    if form.is_valid():
+        changed = crowd.crowd_settings_update(campaign=campaign, user=request.user, **form.cleaned_data)
+        messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
+    else:
+        messages.error(request, "Crowd settings not saved: " + "; ".join(
+            f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+    return redirect("pref-campaign-results", campaign_id=campaign.pk)

@@ -14,6 +14,19 @@ def keep_existing_campaigns_working(apps, schema_editor):
         worker.save(update_fields=["completion_code_shown_at"])
 
 
+def mark_gold_companions(apps, schema_editor):
+    """Gold companion pools made before ``gold_for_pool`` existed learn which judged pool they accompany."""
+    pools = apps.get_model("collections_app", "Pool")
+    campaigns = apps.get_model("judging", "Campaign")
+    for companion in pools.objects.filter(parameters__has_key="gold_for_campaign"):
+        if "gold_for_pool" in companion.parameters:
+            continue
+        pool_id = campaigns.objects.filter(pk=companion.parameters["gold_for_campaign"]).values_list("pool_id", flat=True).first()
+        if pool_id is not None:
+            companion.parameters = {**companion.parameters, "gold_for_pool": pool_id}
+            companion.save(update_fields=["parameters"])
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -57,4 +70,5 @@ class Migration(migrations.Migration):
             field=models.CharField(blank=True, help_text="The platform's code for a finished submission (Prolific's study code), put in the completion URL. Each worker is also shown a code of their own.", max_length=100),
         ),
         migrations.RunPython(keep_existing_campaigns_working, migrations.RunPython.noop),
+        migrations.RunPython(mark_gold_companions, migrations.RunPython.noop),
     ]

@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 
 from campaign_core import crowd as core
 from judging.models import Assessor, Campaign, Judgment
-from judging.services.audit import audit_automatic
+from judging.services.audit import audit, audit_automatic
 from judging.services.quality import gold_answers
 
 LEGACY_SESSION = "crowd:{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)
@@ -27,7 +27,8 @@ def gold_by_assessor(campaign: Campaign) -> dict[int, tuple[int, int]]:
     return {row["assessor_id"]: (row["correct"], row["answered"]) for row in rows}
 
 
-KIND = core.CrowdKind(name="judging", assessor_model=Assessor, audit=audit_automatic, gold_by_assessor=gold_by_assessor)
+KIND = core.CrowdKind(name="judging", assessor_model=Assessor, audit=audit_automatic, audit_lead=audit,
+                      gold_by_assessor=gold_by_assessor)
 
 
 def legacy_session_name(campaign: Campaign) -> str:
@@ -73,6 +74,11 @@ def crowd_complete(*, assessor: Assessor) -> str:
 def crowd_code_check(*, campaign: Campaign, worker_id: str, code: str) -> bool:
     """Return True if ``code`` is the completion code the worker with this platform id earned here."""
     return core.crowd_code_check(kind=KIND, campaign=campaign, worker_id=worker_id, code=code)
+
+
+def crowd_settings_update(*, campaign, user, **values) -> list[str]:
+    """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
+    return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
 
 
 def crowd_workers_csv(*, campaign: Campaign) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from campaign_core import crowd as core
-from judging.services.audit import audit_automatic
+from judging.services.audit import audit, audit_automatic
 from preferences.models import PrefAssessor, PrefCampaign, PrefJudgment
 
 LEGACY_SESSION = "pref-crowd-{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)
@@ -23,7 +23,7 @@ def gold_by_assessor(campaign: PrefCampaign) -> dict[int, tuple[int, int]]:
     return {row["assessor_id"]: (row["correct"], row["answered"]) for row in rows}
 
 
-KIND = core.CrowdKind(name="preferences", assessor_model=PrefAssessor, audit=audit_automatic,
+KIND = core.CrowdKind(name="preferences", assessor_model=PrefAssessor, audit=audit_automatic, audit_lead=audit,
                       gold_by_assessor=gold_by_assessor)
 
 
@@ -70,6 +70,11 @@ def crowd_complete(*, assessor: PrefAssessor) -> str:
 def crowd_code_check(*, campaign: PrefCampaign, worker_id: str, code: str) -> bool:
     """Return True if ``code`` is the completion code the worker with this platform id earned here."""
     return core.crowd_code_check(kind=KIND, campaign=campaign, worker_id=worker_id, code=code)
+
+
+def crowd_settings_update(*, campaign, user, **values) -> list[str]:
+    """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
+    return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
 
 
 def crowd_workers_csv(*, campaign: PrefCampaign) -> str:
