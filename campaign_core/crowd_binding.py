@@ -8,6 +8,7 @@ the cookie existed are bound through the Django session under the kind's older n
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 
@@ -44,3 +45,15 @@ def bind(request: HttpRequest, response: HttpResponse, *, kind: CrowdKind, campa
     if legacy_name and legacy_name in request.session:
         del request.session[legacy_name]  # the cookie is the binding from now on
     return response
+
+
+def client_ip(request: HttpRequest) -> str:
+    """Return the visitor's IP address: REMOTE_ADDR, or behind ``settings.PROXY_HOPS`` trusted proxies,
+    the address that many entries from the right of X-Forwarded-For (entries further left are the
+    client's own claims, which anyone can forge)."""
+    hops = getattr(settings, "PROXY_HOPS", 0)
+    if hops > 0:
+        chain = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+        if len(chain) >= hops:
+            return chain[-hops]
+    return request.META.get("REMOTE_ADDR", "")

@@ -236,7 +236,7 @@ def crowd_entry(request, token):
     else:
         try:
             assessor = crowd.crowd_join(campaign=campaign, params=request.GET, bound=bound,
-                                        ip=request.META.get("REMOTE_ADDR", ""))
+                                        ip=crowd_binding.client_ip(request))
         except CrowdRefused as exc:
             return _crowd_page(request, "crowd_refused.html", campaign, status=403, code=exc.code,
                                message=exc.messages[0])
@@ -258,7 +258,7 @@ def crowd_resume(request, token, secret):
     """Bind this browser to the worker whose secret resume link it is, and send them back to their work."""
     campaign = access.crowd_campaign(token)
     try:
-        assessor = crowd.crowd_resume(campaign=campaign, secret=secret, ip=request.META.get("REMOTE_ADDR", ""))
+        assessor = crowd.crowd_resume(campaign=campaign, secret=secret, ip=crowd_binding.client_ip(request))
     except CrowdRefused as exc:
         return _crowd_page(request, "crowd_refused.html", campaign, status=403, code=exc.code, message=exc.messages[0])
     target = "pref-crowd-judge" if assessor.consented_at is not None else "pref-crowd"

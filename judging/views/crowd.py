@@ -48,7 +48,7 @@ def _bind(request: HttpRequest, response: HttpResponse, campaign: Campaign, work
 
 
 def _ip(request: HttpRequest) -> str:
-    return request.META.get("REMOTE_ADDR", "")
+    return crowd_binding.client_ip(request)
 
 
 def _page(request: HttpRequest, template: str, campaign: Campaign, status: int = 200, **context) -> HttpResponse:

@@ -47,3 +47,17 @@ def test_the_ip_fingerprint_is_stable_keyed_and_not_the_address(settings):
     assert first == crowd.ip_fingerprint("192.0.2.7") and "192" not in first
     settings.SECRET_KEY = "two"
     assert crowd.ip_fingerprint("192.0.2.7") != first
+
+
+@pytest.mark.parametrize("hops, forwarded, expected", [
+    (0, "1.1.1.1", "10.0.0.9"),  # no trusted proxy: the header is the client's claim, ignored
+    (1, "6.6.6.6, 203.0.113.5", "203.0.113.5"),  # one proxy: its entry, not the forged one on the left
+    (2, "6.6.6.6, 203.0.113.5, 10.0.0.2", "203.0.113.5"),
+    (1, "", "10.0.0.9"),
+])
+def test_the_client_address_behind_trusted_proxies(settings, rf, hops, forwarded, expected):
+    from campaign_core.crowd_binding import client_ip
+
+    settings.PROXY_HOPS = hops
+    request = rf.get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
+    assert client_ip(request) == expected
