@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from collections_app import selectors, serializers
 from collections_app.access import collection_for_user, collections_visible_to
 from collections_app.filters import DocumentFilter, PoolPairFilter, RunFilter
-from collections_app.models import Collection, Document, Job, Pool, PoolPair, QrelsSet, Run, Topic
+from collections_app.models import Collection, Document, Job, Membership, Pool, PoolPair, QrelsSet, Run, Topic
 from collections_app.tasks import job_start
 
 
@@ -44,6 +44,13 @@ class CollectionScoped:
 
     def collection_for_method(self) -> Collection:
         return self.collection(lead_only=self.request.method not in ("GET", "HEAD", "OPTIONS"))
+
+    def viewer_is_lead(self) -> bool:
+        return self.collection().viewer_role == Membership.Role.LEAD
+
+    def visible_pools(self):
+        """Return the pools the caller may see: gold companion pools are for leads only."""
+        return selectors.pools_for(self.collection(), with_gold=self.viewer_is_lead())
 
 
 def get_object_or_404(queryset, **lookup):
@@ -226,7 +233,7 @@ class PoolList(CollectionScoped, generics.ListAPIView):
     parser_classes = [JSONParser, FormParser, MultiPartParser]
 
     def get_queryset(self):
-        return selectors.pools_for(self.collection())
+        return self.visible_pools()
 
     @extend_schema(request=serializers.PoolBuildSerializer, responses={202: serializers.JobSerializer})
     def post(self, request: Request, slug: str) -> Response:
@@ -244,7 +251,8 @@ class PoolDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
     serializer_class = serializers.PoolSerializer
 
     def get_object(self):
-        return get_object_or_404(selectors.pools_for(self.collection_for_method()), name=self.kwargs["name"])
+        self.collection_for_method()
+        return get_object_or_404(self.visible_pools(), name=self.kwargs["name"])
 
     def perform_destroy(self, instance) -> None:
         from collections_app.services.pools import pool_delete
@@ -273,7 +281,7 @@ class PoolStats(CollectionScoped, APIView):
     def get(self, request: Request, slug: str, name: str) -> Response:
         from collections_app.pooling.stats import pool_stats
 
-        pool = get_object_or_404(self.collection().pools, name=name)
+        pool = get_object_or_404(self.visible_pools(), name=name)
         return Response(pool_stats(pool))
 
 
@@ -285,7 +293,10 @@ class PoolPairList(CollectionScoped, generics.ListAPIView):
     filterset_class = PoolPairFilter
 
     def get_queryset(self):
-        pool = get_object_or_404(self.collection().pools, name=self.kwargs["name"])
+        pool = get_object_or_404(self.visible_pools(), name=self.kwargs["name"])
+        if not self.viewer_is_lead() and selectors.pool_pairs_reveal_gold(pool):
+            # The pool's campaign mixes in gold pairs from a companion pool: the list would single them out.
+            raise exceptions.PermissionDenied("This pool's pairs are shown to leads only while gold checks run.")
         return selectors.pool_pairs(pool)
 
 

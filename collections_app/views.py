@@ -68,7 +68,7 @@ def collection_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "topics": collection.topics.all(),
         "num_documents": collection.documents.count(),
         "runs": Run.objects.filter(collection=collection).order_by("tag"),
-        "pools": selectors.pools_for(collection),
+        "pools": selectors.pools_for(collection, with_gold=collection.viewer_role == Membership.Role.LEAD),
         "qrels_sets": collection.qrels_sets.order_by("imported_at"),
         "members": selectors.members_of(collection),
         "jobs": selectors.jobs_for(collection)[:10],
@@ -120,15 +120,18 @@ def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     from collections_app.pooling.stats import pool_stats
 
     collection = collection_for_user(request.user, slug)
-    pool = get_object_or_404(selectors.pools_for(collection), name=name)
+    is_lead = collection.viewer_role == Membership.Role.LEAD
+    pool = get_object_or_404(selectors.pools_for(collection, with_gold=is_lead), name=name)
     pairs = selectors.pool_pairs(pool)
     qid = request.GET.get("qid")
     if qid:
         pairs = pairs.filter(topic__qid=qid)
-    page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    # A pool whose campaign mixes in companion gold pairs lists its pairs to leads only (the list would single them out).
+    pairs_hidden = not is_lead and selectors.pool_pairs_reveal_gold(pool)
+    page = Paginator(pairs.none() if pairs_hidden else pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "collection": collection, "pool": pool, "stats": pool_stats(pool), "page": page, "qid": qid or "",
-        "role": role_in(request.user, collection),
+        "role": collection.viewer_role, "pairs_hidden": pairs_hidden,
     }
     return render(request, "collections_app/pool_detail.html", context)
 

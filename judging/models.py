@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from campaign_core.crowd_models import CrowdSettings
 from collections_app.models import Collection, Pool, PoolPair, QrelsSet
 
 
@@ -26,7 +27,7 @@ def _new_token() -> str:
     return secrets.token_urlsafe(18)
 
 
-class Campaign(models.Model):
+class Campaign(CrowdSettings):
     """A judging campaign: who judges which pairs of a pool, how often, and in what order."""
 
     class Split(models.TextChoices):
@@ -83,13 +84,10 @@ class Campaign(models.Model):
     )
     gold_rate = models.FloatField(default=0.0, help_text="Share of gold pairs mixed into each assessor's work.")
 
-    # Crowd mode: a batch link /crowd/<crowd_token>/ for Prolific or Mechanical Turk.
-    crowd_enabled = models.BooleanField(default=False)
+    # Crowd mode: a batch link /crowd/<crowd_token>/ for Prolific or Mechanical Turk (the other
+    # crowd settings come from CrowdSettings, shared with preference campaigns).
     crowd_token = models.CharField(max_length=64, unique=True, default=_new_token)
-    crowd_batch_size = models.PositiveIntegerField(default=20)
     crowd_instructions = models.TextField(blank=True)
-    crowd_completion_code = models.CharField(max_length=100, blank=True)
-    crowd_completion_url = models.URLField(max_length=2000, blank=True, help_text="Prolific completion redirect.")
     gold_accuracy_threshold = models.FloatField(
         default=0.0, help_text="Crowd workers whose gold accuracy falls below this are stopped and excluded."
     )
@@ -136,6 +134,8 @@ class Assessor(models.Model):
     consented_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     completion_code = models.CharField(max_length=100, blank=True)
+    completion_code_shown_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the worker's completion page showed the code (it is shown once).")
     blocked = models.BooleanField(default=False, help_text="Stopped (e.g. low gold accuracy); labels kept for audit.")
     blocked_reason = models.CharField(max_length=300, blank=True)
     blocked_at = models.DateTimeField(null=True, blank=True)

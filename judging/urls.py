@@ -12,6 +12,7 @@ urlpatterns = [
     path("judge/<int:campaign_id>/submit.json", assessor.judge_submit, name="judge-submit"),
     path("judge/<int:campaign_id>/back.json", assessor.judge_back, name="judge-back"),
     path("crowd/<str:token>/", crowd.crowd_entry, name="crowd-entry"),
+    path("crowd/<str:token>/resume/<str:secret>/", crowd.crowd_resume, name="crowd-resume"),
     path("crowd/<str:token>/consent/", crowd.crowd_consent_page, name="crowd-consent"),
     path("crowd/<str:token>/judge/", crowd.crowd_judge_page, name="crowd-judge"),
     path("crowd/<str:token>/state.json", crowd.crowd_state, name="crowd-state"),
@@ -33,5 +34,7 @@ urlpatterns = [
     path(campaign + "qrels/v<int:number>.txt", lead.qrels_download, name="campaign-qrels-download"),
     path(campaign + "final-labels.csv", lead.final_labels_download, name="campaign-final-labels"),
     path(campaign + "prels.txt", lead.prels_download, name="campaign-prels-download"),
+    path(campaign + "crowd-settings/", crowd.crowd_settings, name="campaign-crowd-settings"),
+    path(campaign + "crowd-workers.csv", crowd.crowd_workers_download, name="campaign-crowd-workers"),
     path(campaign + "judgments.<str:fmt>", lead.judgments_download, name="campaign-judgments-export"),
 ]

@@ -2,8 +2,8 @@
 
 Outsiders and anonymous users get 404 (campaigns cannot be probed); members who are not
 leads get 403 on lead pages; judging needs the user's own expert PrefAssessor row, not
-blocked (403, as judging.access.AssessorBlocked). Crowd workers are resolved from the session
-key stored for the campaign's crowd token.
+blocked (403, as judging.access.AssessorBlocked). Crowd workers are resolved from the
+browser's binding to the campaign (``campaign_core.crowd_binding``).
 """
 from __future__ import annotations
 
@@ -41,18 +41,21 @@ def assessor_for_user(*, campaign: PrefCampaign, user) -> PrefAssessor:
     return assessor
 
 
-def session_key_name(campaign: PrefCampaign) -> str:
-    return f"pref-crowd-{campaign.pk}"
+def crowd_campaign(token: str) -> PrefCampaign:
+    """Return the crowd-enabled campaign of a study link; 404 for unknown or disabled links."""
+    campaign = PrefCampaign.objects.filter(crowd_token=token, crowd_enabled=True).select_related("collection").first()
+    if campaign is None:
+        raise Http404("No such study.")
+    return campaign
 
 
 def crowd_assessor(request, token: str) -> PrefAssessor:
-    """Return the crowd worker of this link from the session; 404 for unknown/disabled links or no session."""
-    campaign = PrefCampaign.objects.filter(crowd_token=token, crowd_enabled=True).first()
-    if campaign is None:
-        raise Http404("No such study.")
-    key = request.session.get(session_key_name(campaign))
-    assessor = PrefAssessor.objects.filter(campaign=campaign, session_key=key or "-",
-                                           kind=PrefAssessor.Kind.CROWD).select_related("campaign").first()
+    """Return the crowd worker this browser is bound to for the link; 404 for unknown/disabled links or no binding."""
+    from campaign_core.crowd_binding import bound_worker
+    from preferences.services import crowd
+
+    campaign = crowd_campaign(token)
+    assessor = bound_worker(request, kind=crowd.KIND, campaign=campaign, legacy_name=crowd.legacy_session_name(campaign))
     if assessor is None:
         raise Http404("Open the study link first.")
     return assessor

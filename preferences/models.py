@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from campaign_core.crowd_models import CrowdSettings
 from collections_app.models import Collection, Run, Topic
 
 
@@ -22,7 +23,7 @@ def _new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-class PrefCampaign(models.Model):
+class PrefCampaign(CrowdSettings):
     """A preference campaign over two runs (side by side) or over document pairs."""
 
     class Kind(models.TextChoices):
@@ -47,11 +48,8 @@ class PrefCampaign(models.Model):
     lease_seconds = models.PositiveIntegerField(default=600)
     seed = models.IntegerField(default=0)
     gold_rate = models.FloatField(default=0.0, help_text="Share of gold items mixed into each assessor's work.")
-    crowd_enabled = models.BooleanField(default=False)
     crowd_token = models.CharField(max_length=64, unique=True, default=_new_token)
-    crowd_completion_code = models.CharField(max_length=100, blank=True)
-    crowd_batch_size = models.PositiveIntegerField(default=10)
-    crowd_completion_url = models.URLField(max_length=2000, blank=True, help_text="Prolific completion redirect.")
+    crowd_batch_size = models.PositiveIntegerField(default=10)  # the other crowd settings: CrowdSettings
     gold_accuracy_threshold = models.FloatField(
         default=0.0, help_text="Crowd workers whose gold accuracy falls below this are stopped and excluded."
     )
@@ -86,6 +84,8 @@ class PrefAssessor(models.Model):
     consented_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     completion_code = models.CharField(max_length=100, blank=True)
+    completion_code_shown_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the worker's completion page showed the code (it is shown once).")
     blocked = models.BooleanField(default=False, help_text="Stopped (low gold accuracy or a lead); judgments kept for audit.")
     blocked_reason = models.CharField(max_length=300, blank=True)
     blocked_at = models.DateTimeField(null=True, blank=True)

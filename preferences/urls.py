@@ -15,4 +15,8 @@ urlpatterns = [
     path("preferences/<int:campaign_id>/judge/", views.judge, name="pref-judge"),
     path("pcrowd/<str:token>/", views.crowd_entry, name="pref-crowd"),
     path("pcrowd/<str:token>/judge/", views.crowd_judge, name="pref-crowd-judge"),
+    path("pcrowd/<str:token>/resume/<str:secret>/", views.crowd_resume, name="pref-crowd-resume"),
+    path("pcrowd/<str:token>/complete/", views.crowd_complete, name="pref-crowd-complete"),
+    path("preferences/<int:campaign_id>/crowd-settings/", views.crowd_settings, name="pref-crowd-settings"),
+    path("preferences/<int:campaign_id>/crowd-workers.csv", views.crowd_workers_download, name="pref-crowd-workers"),
 ]

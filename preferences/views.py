@@ -9,10 +9,12 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from campaign_core import crowd_binding
+from campaign_core.crowd import CrowdRefused, has_platform_ids
+from campaign_core.crowd_forms import CrowdEntryForm
 from collections_app.access import collection_for_user
-from judging.services.crowd import completion_url, mturk_submit
 from preferences import access
 from preferences.forms import CampaignForm
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
@@ -61,6 +63,8 @@ def campaign_results(request, campaign_id):
                  if campaign.crowd_enabled else "")
     return render(request, "preferences/campaign_results.html", {
         "campaign": campaign, "r": results.campaign_results(campaign), "crowd_url": crowd_url,
+        "crowd_form": CrowdEntryForm.for_campaign(campaign),
+        "crowd_settings_url": reverse("pref-crowd-settings", args=[campaign.pk]),
         "log": quality.quality_log(campaign=campaign)})
 
 
@@ -172,10 +176,7 @@ def _judge(request, assessor: PrefAssessor, here: str):
     revising = _revising(request, assessor)
     item = revising.item if revising else allocation.item_next(assessor=assessor)
     if item is None and assessor.kind == PrefAssessor.Kind.CROWD and assessor.judgments.exists():
-        code = crowd.crowd_complete(assessor=assessor)
-        return render(request, "preferences/crowd_complete.html", {
-            "code": code, "completion_url": completion_url(assessor.campaign, code),
-            "mturk": mturk_submit(assessor), "assessor": assessor})
+        return redirect("pref-crowd-complete", token=assessor.campaign.crowd_token)
     context = {"campaign": assessor.campaign, "done": assessor.judgments.count(), "error": error,
                "token": uuid.uuid4().hex, "action": here, "revising": revising,
                "strengths": list(judgments.STRENGTHS.items()),
@@ -194,18 +195,32 @@ def judge(request, campaign_id):
     return _judge(request, assessor, reverse("pref-judge", args=[campaign.pk]))
 
 
+def _crowd_page(request, template: str, campaign: PrefCampaign, status: int = 200, **context):
+    context = {"campaign": campaign, "collection": campaign.collection,
+               "instructions_template": "preferences/_crowd_instructions.html", "unit": "comparison", **context}
+    return render(request, f"campaign_core/{template}", context, status=status)
+
+
 def _stopped(request, campaign: PrefCampaign):
     """Tell a stopped worker, politely, that there is no more work for them here (no completion code)."""
-    return render(request, "preferences/crowd_stopped.html", {"campaign": campaign})
+    return _crowd_page(request, "crowd_stopped.html", campaign)
+
+
+def _consent_page(request, campaign: PrefCampaign, assessor: PrefAssessor, *, error: str = ""):
+    resume_url = request.build_absolute_uri(reverse("pref-crowd-resume", args=[campaign.crowd_token, assessor.session_key]))
+    return _crowd_page(request, "crowd_consent.html", campaign, error=error, resume_url=resume_url,
+                       consent_url=reverse("pref-crowd", args=[campaign.crowd_token]))
+
+
+def _bind(request, response, campaign: PrefCampaign, assessor: PrefAssessor):
+    return crowd_binding.bind(request, response, kind=crowd.KIND, campaign=campaign, worker=assessor,
+                              legacy_name=crowd.legacy_session_name(campaign))
 
 
 @require_http_methods(["GET", "POST"])
 def crowd_entry(request, token):
-    """Open a study link: identify the worker (Prolific/MTurk ids) and ask for consent."""
-    campaign = PrefCampaign.objects.filter(crowd_token=token, crowd_enabled=True).first()
-    if campaign is None:
-        raise Http404("No such study.")
-    key_name = access.session_key_name(campaign)
+    """Open a study link: identify the worker (Prolific/MTurk ids), bind this browser to them, ask for consent."""
+    campaign = access.crowd_campaign(token)
     if request.method == "POST":
         assessor = access.crowd_assessor(request, token)
         if assessor.blocked:
@@ -213,18 +228,41 @@ def crowd_entry(request, token):
         if request.POST.get("consent") == "yes":
             crowd.crowd_consent(assessor=assessor)
             return redirect("pref-crowd-judge", token=token)
-        return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "declined": True})
-    if campaign.status != PrefCampaign.Status.ACTIVE:
-        return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "closed": True})
-    assessor = crowd.crowd_join(campaign=campaign, params=request.GET, session_key=request.session.get(key_name))
+        return _consent_page(request, campaign, assessor, error="Please tick the box to take part.")
+    bound = crowd_binding.bound_worker(request, kind=crowd.KIND, campaign=campaign,
+                                       legacy_name=crowd.legacy_session_name(campaign))
+    if bound is not None and not has_platform_ids(request.GET) and campaign.status == PrefCampaign.Status.ACTIVE:
+        assessor = bound
+    else:
+        try:
+            assessor = crowd.crowd_join(campaign=campaign, params=request.GET, bound=bound,
+                                        ip=crowd_binding.client_ip(request))
+        except CrowdRefused as exc:
+            return _crowd_page(request, "crowd_refused.html", campaign, status=403, code=exc.code,
+                               message=exc.messages[0])
     if assessor is None:
-        return render(request, "preferences/crowd_consent.html", {"campaign": campaign, "preview": True})
-    if request.session.get(key_name) != assessor.session_key:
-        request.session.cycle_key()  # a new identity in this browser: a new session id (no fixation)
-        request.session[key_name] = assessor.session_key
+        return _crowd_page(request, "crowd_preview.html", campaign)
     if assessor.blocked:
-        return _stopped(request, campaign)
-    return render(request, "preferences/crowd_consent.html", {"campaign": campaign})
+        response = _stopped(request, campaign)
+    elif assessor.consented_at is not None:
+        response = redirect("pref-crowd-judge", token=token)
+    else:
+        response = _consent_page(request, campaign, assessor)
+    if bound is None or bound.pk != assessor.pk:
+        _bind(request, response, campaign, assessor)
+    return response
+
+
+@require_GET
+def crowd_resume(request, token, secret):
+    """Bind this browser to the worker whose secret resume link it is, and send them back to their work."""
+    campaign = access.crowd_campaign(token)
+    try:
+        assessor = crowd.crowd_resume(campaign=campaign, secret=secret, ip=crowd_binding.client_ip(request))
+    except CrowdRefused as exc:
+        return _crowd_page(request, "crowd_refused.html", campaign, status=403, code=exc.code, message=exc.messages[0])
+    target = "pref-crowd-judge" if assessor.consented_at is not None else "pref-crowd"
+    return _bind(request, redirect(target, token=token), campaign, assessor)
 
 
 @require_http_methods(["GET", "POST"])
@@ -235,3 +273,44 @@ def crowd_judge(request, token):
     if assessor.consented_at is None:
         return redirect("pref-crowd", token=token)
     return _judge(request, assessor, reverse("pref-crowd-judge", args=[token]))
+
+
+@require_GET
+def crowd_complete(request, token):
+    """Show the worker's completion code once (and the platform's way to finish) after the batch."""
+    assessor = access.crowd_assessor(request, token)
+    campaign = assessor.campaign
+    if assessor.blocked:
+        return _stopped(request, campaign)
+    try:
+        crowd.crowd_complete(assessor=assessor)
+    except ValidationError:
+        return redirect("pref-crowd-judge" if assessor.consented_at else "pref-crowd", token=token)
+    code = crowd.crowd_code_reveal(assessor=assessor)
+    return _crowd_page(request, "crowd_complete.html", campaign, code=code, worker=assessor,
+                       completion_url=crowd.completion_url(campaign, code) if code else "",
+                       mturk=crowd.mturk_submit(assessor) if code else None)
+
+
+@login_required
+def crowd_workers_download(request, campaign_id):
+    """Download the crowd workers (platform id, code, judged, gold accuracy, status) for approving submissions; leads only."""
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    response = HttpResponse(crowd.crowd_workers_csv(campaign=campaign), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="preferences-{campaign.pk}-crowd-workers.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def crowd_settings(request, campaign_id):
+    """Change who may enter the crowd link (expected ids, caps, anonymous entry); leads only, audited."""
+    campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
+    form = CrowdEntryForm.for_campaign(campaign, request.POST)
+    if form.is_valid():
+        changed = crowd.crowd_settings_update(campaign=campaign, user=request.user, **form.cleaned_data)
+        messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
+    else:
+        messages.error(request, "Crowd settings not saved: " + "; ".join(
+            f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+    return redirect("pref-campaign-results", campaign_id=campaign.pk)

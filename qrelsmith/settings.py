@@ -164,3 +164,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
+
+# Crowd links count new workers per client IP address and hour (campaign_core.crowd). Behind
+# load balancers or proxies, REMOTE_ADDR is the last proxy's: PROXY_HOPS says how many trusted
+# proxies append to X-Forwarded-For, so the client's address is read that many entries from the right.
+PROXY_HOPS = env_int("PROXY_HOPS", 0)

@@ -28,6 +28,16 @@ def _fast_hashing_and_private_media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Start every test with an empty cache: rate limits (crowd joins per IP and hour) must not leak between tests."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 def make_user(username: str, **extra):
     return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
 

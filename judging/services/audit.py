@@ -15,6 +15,8 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Model, Q, QuerySet
 
+from collections_app.models import Membership
+
 
 def audit(*, campaign: Model, user, kind: str, **details) -> LogEntry:
     """Write one decision on ``campaign`` (any campaign model) by ``user``: ``{"kind": kind, **details}``."""
@@ -46,3 +48,19 @@ def audit_messages(entries: Iterable[LogEntry], kinds: Iterable[str]) -> list[tu
         if isinstance(data, dict) and data.get("kind") in kinds:
             out.append((entry, data))
     return out
+
+
+def audit_automatic(*, campaign: Model, kind: str, **details) -> LogEntry | None:
+    """Write something the application decided on its own (e.g. a refused crowd worker) to the campaign's log.
+
+    The admin log needs a user: the campaign's creator stands in, else a lead of its
+    collection, and the message says ``"by": "system"`` so nobody reads it as their decision.
+    Returns None (nothing written) when the campaign has neither.
+    """
+    user = getattr(campaign, "created_by", None)
+    if user is None:
+        lead = Membership.objects.filter(collection_id=campaign.collection_id, role=Membership.Role.LEAD).first()
+        user = lead.user if lead is not None else None
+    if user is None:
+        return None
+    return audit(campaign=campaign, user=user, kind=kind, by="system", **details)

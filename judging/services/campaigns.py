@@ -29,6 +29,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
+from campaign_core.item_ids import bulk_create_shuffled
 from collections_app.models import Membership, Pool, PoolPair, QrelsEntry
 from judging.models import Assessor, Campaign, Item, Lease
 from judging.services.audit import audit
@@ -95,7 +96,8 @@ def _gold_pairs(*, campaign: Campaign, pool: Pool, pairs: list[PoolPair], count:
             name=f"{pool.name} · gold · {campaign.name}"[:200],
             # A companion only holds gold pairs: never mark it sampled (it has no strata to redraw).
             strategy=Pool.Strategy.DEPTH if pool.strategy == Pool.Strategy.SAMPLE else pool.strategy,
-            parameters={"gold_for_campaign": campaign.pk, "gold_qrels": campaign.gold_qrels_id},
+            # Marked so that pages and the API show gold companions, and the judged pool's pair list, to leads only.
+            parameters={"gold_for_campaign": campaign.pk, "gold_for_pool": pool.pk, "gold_qrels": campaign.gold_qrels_id},
             created_by=campaign.created_by,
             frozen=True,
         )
@@ -122,7 +124,9 @@ def campaign_create(*, collection, pool, name: str, created_by, assessors: list,
                     calibration_size: int = 0, order: str = "pool", seed: int = 0, lease_seconds: int = 600,
                     gold_qrels=None, gold_rate: float = 0.0, crowd_enabled: bool = False,
                     crowd_batch_size: int = 20, crowd_instructions: str = "", crowd_completion_code: str = "",
-                    crowd_completion_url: str = "", gold_accuracy_threshold: float = 0.0) -> Campaign:
+                    crowd_completion_url: str = "", gold_accuracy_threshold: float = 0.0,
+                    crowd_study_id: str = "", crowd_hit_id: str = "", crowd_max_workers: int = 0,
+                    crowd_max_new_per_ip_hour: int = 5, crowd_anonymous_allowed: bool = False) -> Campaign:
     """Start a campaign over a pool: freeze the pool and lay out every item of work once.
 
     Everything that decides who judges what is fixed here (and seeded), so a campaign is
@@ -153,7 +157,9 @@ def campaign_create(*, collection, pool, name: str, created_by, assessors: list,
         order=order, seed=seed, lease_seconds=lease_seconds, gold_qrels=gold_qrels, gold_rate=gold_rate,
         crowd_enabled=crowd_enabled, crowd_batch_size=crowd_batch_size, crowd_instructions=crowd_instructions,
         crowd_completion_code=crowd_completion_code, crowd_completion_url=crowd_completion_url,
-        gold_accuracy_threshold=gold_accuracy_threshold,
+        gold_accuracy_threshold=gold_accuracy_threshold, crowd_study_id=crowd_study_id, crowd_hit_id=crowd_hit_id,
+        crowd_max_workers=crowd_max_workers, crowd_max_new_per_ip_hour=crowd_max_new_per_ip_hour,
+        crowd_anonymous_allowed=crowd_anonymous_allowed,
     )
     rows = [Assessor(campaign=campaign, kind=Assessor.Kind.EXPERT, user=u) for u in users]
     Assessor.objects.bulk_create(rows)
@@ -202,7 +208,7 @@ def campaign_create(*, collection, pool, name: str, created_by, assessors: list,
     for offset, (pair, grade) in enumerate(gold, start=1):
         items.append(Item(campaign=campaign, pair=pair, position=start + offset, required_judgments=everyone,
                           is_gold=True, gold_grade=grade))
-    Item.objects.bulk_create(items, batch_size=1000)
+    bulk_create_shuffled(Item, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
     return campaign
 
 

@@ -1,82 +1,54 @@
-"""Crowd workers: joining from Prolific or Mechanical Turk links, consent, batches, completion codes.
+"""Crowd workers of relevance campaigns: the shared crowd rules (``campaign_core.crowd``) applied to ``Assessor``.
 
-A worker is identified by (platform, worker id) within one campaign, so a returning worker
-(same PROLIFIC_PID or workerId) resumes the same ``Assessor`` row and batch. MTurk's preview
-(``assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE``) creates nothing. A plain link without platform
-parameters ("link" mode) creates a new anonymous worker each time: the page keeps it in the
-session. A batch is ``crowd_batch_size`` judgments, gold included.
+Joining, resuming, consent, completion codes and the lead's export are the campaign core's;
+this module adds what is particular to relevance campaigns: a batch is ``crowd_batch_size``
+judgments (gold included), and gold accuracy agrees on relevance (``quality.gold_answers``).
 """
 from __future__ import annotations
 
-import secrets
-from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
+from django.db.models import Count, Q
 
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
-from django.utils import timezone
-
+from campaign_core import crowd as core
 from judging.models import Assessor, Campaign, Judgment
+from judging.services.audit import audit, audit_automatic
 from judging.services.quality import gold_answers
 
-PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
-MAX_ID = 200
-PROLIFIC_KEYS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
-MTURK_KEYS = ("workerId", "assignmentId", "hitId", "turkSubmitTo")
+LEGACY_SESSION = "crowd:{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)
 
 
-def _param(params, key: str) -> str:
-    value = params.get(key, "") or ""
-    return str(value).strip()[:MAX_ID]
+def gold_by_assessor(campaign: Campaign) -> dict[int, tuple[int, int]]:
+    """Return {assessor id: (correct, answered)} over non-skipped gold judgments, agreeing on relevance."""
+    threshold = campaign.collection.relevant_threshold
+    rows = (Judgment.objects.filter(item__campaign=campaign, item__is_gold=True, skipped=False)
+            .values("assessor_id")
+            .annotate(answered=Count("id"), correct=Count("id", filter=(
+                Q(grade__gte=threshold, item__gold_grade__gte=threshold)
+                | Q(grade__lt=threshold, item__gold_grade__lt=threshold)))))
+    return {row["assessor_id"]: (row["correct"], row["answered"]) for row in rows}
 
 
-def _identify(params) -> tuple[str, str, dict]:
-    """Return (mode, worker id, platform data) read from the link's query parameters."""
-    if _param(params, "PROLIFIC_PID"):
-        data = {k: _param(params, k) for k in PROLIFIC_KEYS if _param(params, k)}
-        return Assessor.Platform.PROLIFIC, _param(params, "PROLIFIC_PID"), data
-    if _param(params, "assignmentId") == PREVIEW_ASSIGNMENT:
-        return "preview", "", {}
-    if _param(params, "workerId"):
-        data = {k: _param(params, k) for k in MTURK_KEYS if _param(params, k)}
-        return Assessor.Platform.MTURK, _param(params, "workerId"), data
-    return Assessor.Platform.LINK, "", {}
+KIND = core.CrowdKind(name="judging", assessor_model=Assessor, audit=audit_automatic, audit_lead=audit,
+                      gold_by_assessor=gold_by_assessor)
 
 
-def crowd_join(*, campaign: Campaign, params) -> tuple[Assessor | None, str]:
-    """Return the crowd worker for a platform link (creating or resuming them) and the mode.
-
-    Modes: "prolific", "mturk", "link", or "preview" (MTurk preview: (None, "preview")).
-    Raises ValidationError(code="crowd_closed") when the campaign takes no crowd workers.
-    """
-    if not campaign.crowd_enabled or campaign.status != Campaign.Status.ACTIVE:
-        raise ValidationError("This batch is not open.", code="crowd_closed")
-    mode, worker_id, data = _identify(params)
-    if mode == "preview":
-        return None, "preview"
-    if mode == Assessor.Platform.LINK:
-        worker_id = "anon-" + secrets.token_hex(8)
-    try:
-        with transaction.atomic():
-            worker, created = Assessor.objects.get_or_create(
-                campaign=campaign, kind=Assessor.Kind.CROWD, platform=mode, worker_id=worker_id,
-                defaults={"platform_data": data},
-            )
-    except IntegrityError:  # two tabs of the same worker joining at once
-        worker = Assessor.objects.get(campaign=campaign, kind=Assessor.Kind.CROWD, platform=mode, worker_id=worker_id)
-        created = False
-    if not created and data and data != worker.platform_data:
-        # A new MTurk assignment or Prolific session of the same worker: remember the latest ids
-        # (the completion form must post the current assignmentId).
-        worker.platform_data = {**worker.platform_data, **data}
-        worker.save(update_fields=["platform_data"])
-    return worker, str(mode)
+def legacy_session_name(campaign: Campaign) -> str:
+    return LEGACY_SESSION.format(pk=campaign.pk)
 
 
-def crowd_consent(*, assessor: Assessor) -> None:
-    """Record that the worker agreed to the instructions (the first agreement's time is kept)."""
-    if assessor.consented_at is None:
-        assessor.consented_at = timezone.now()
-        Assessor.objects.filter(pk=assessor.pk, consented_at__isnull=True).update(consented_at=assessor.consented_at)
+def crowd_join(*, campaign: Campaign, params, bound: Assessor | None = None, ip: str = "") -> Assessor | None:
+    """Return the worker a platform link may act as (see ``campaign_core.crowd.crowd_join``); None for a preview."""
+    return core.crowd_join(kind=KIND, campaign=campaign, params=params, bound=bound, ip=ip)
+
+
+def crowd_resume(*, campaign: Campaign, secret: str, ip: str = "") -> Assessor:
+    """Return the worker of a secret resume link (see ``campaign_core.crowd.crowd_resume``)."""
+    return core.crowd_resume(kind=KIND, campaign=campaign, secret=secret, ip=ip)
+
+
+crowd_consent = core.crowd_consent
+crowd_code_reveal = core.crowd_code_reveal
+completion_url = core.completion_url
+mturk_submit = core.mturk_submit
 
 
 def crowd_batch_progress(*, assessor: Assessor) -> tuple[int, int]:
@@ -85,37 +57,33 @@ def crowd_batch_progress(*, assessor: Assessor) -> tuple[int, int]:
     return min(done, assessor.campaign.crowd_batch_size), assessor.campaign.crowd_batch_size
 
 
-def _campaign_code(campaign: Campaign) -> str:
-    if not campaign.crowd_completion_code:
-        code = secrets.token_hex(4).upper()
-        Campaign.objects.filter(pk=campaign.pk, crowd_completion_code="").update(crowd_completion_code=code)
-        campaign.refresh_from_db(fields=["crowd_completion_code"])
-    return campaign.crowd_completion_code
+def crowd_batch_done(*, assessor: Assessor) -> bool:
+    done, size = crowd_batch_progress(assessor=assessor)
+    return size > 0 and done >= size
 
 
 def crowd_complete(*, assessor: Assessor) -> str:
-    """Return the completion code for a worker who finished their batch; the same code every time.
+    """Return the worker's own completion code once their batch is done (the same code every time).
 
-    The code is the campaign's (Prolific expects one code per study; generated once when the
-    lead left it empty). Raises ValidationError with code "batch_incomplete" before the batch is
-    done and "blocked" for a stopped worker (the lead decides about them on the platform).
+    Raises ValidationError with code "batch_incomplete" before the batch is done and "blocked"
+    for a stopped worker (the lead decides about them on the platform).
     """
-    if assessor.completed_at is not None and assessor.completion_code:
-        return assessor.completion_code
-    done, size = crowd_batch_progress(assessor=assessor)
-    if assessor.blocked:
-        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
-    if done < size:
-        raise ValidationError(f"{size - done} pairs of your batch are left.", code="batch_incomplete")
-    code = _campaign_code(assessor.campaign)
-    with transaction.atomic():
-        locked = Assessor.objects.select_for_update().get(pk=assessor.pk)
-        if locked.completed_at is None:
-            locked.completed_at = timezone.now()
-            locked.completion_code = code
-            locked.save(update_fields=["completed_at", "completion_code"])
-    assessor.completed_at, assessor.completion_code = locked.completed_at, locked.completion_code
-    return locked.completion_code
+    return core.crowd_complete(assessor=assessor, batch_done=crowd_batch_done(assessor=assessor))
+
+
+def crowd_code_check(*, campaign: Campaign, worker_id: str, code: str) -> bool:
+    """Return True if ``code`` is the completion code the worker with this platform id earned here."""
+    return core.crowd_code_check(kind=KIND, campaign=campaign, worker_id=worker_id, code=code)
+
+
+def crowd_settings_update(*, campaign, user, **values) -> list[str]:
+    """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
+    return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
+
+
+def crowd_workers_csv(*, campaign: Campaign) -> str:
+    """Return the lead's CSV of crowd workers: platform id, code, judged, gold accuracy, status."""
+    return core.rows_to_csv(core.crowd_workers_rows(kind=KIND, campaign=campaign))
 
 
 def gold_accuracy(*, assessor: Assessor) -> tuple[int, int]:
@@ -123,42 +91,6 @@ def gold_accuracy(*, assessor: Assessor) -> tuple[int, int]:
     return gold_answers(assessor=assessor)
 
 
-# --- finishing on the crowd platform (shared by relevance and preference campaigns) --------
-
-
-def completion_url(campaign, code: str) -> str:
-    """Return the campaign's completion URL with the code filled in: ``{code}`` replaced, else Prolific's ``?cc=``.
-
-    ``campaign`` is any campaign with a ``crowd_completion_url`` (relevance or preference).
-
-    >>> from types import SimpleNamespace as C
-    >>> completion_url(C(crowd_completion_url="https://app.prolific.com/submissions/complete"), "AB12")
-    'https://app.prolific.com/submissions/complete?cc=AB12'
-    >>> completion_url(C(crowd_completion_url="https://example.org/done/{code}"), "AB12")
-    'https://example.org/done/AB12'
-    """
-    url = campaign.crowd_completion_url
-    if not url:
-        return ""
-    if "{code}" in url:
-        return url.replace("{code}", code)
-    parts = urlparse(url)
-    query = dict(parse_qsl(parts.query))
-    query.setdefault("cc", code)
-    return urlunparse(parts._replace(query=urlencode(query)))
-
-
-def mturk_submit(worker) -> dict | None:
-    """Return where and what to POST to finish an MTurk assignment (externalSubmit), if the worker came from MTurk.
-
-    Only an https ``turkSubmitTo`` is used (the sandbox and the live site both are), so a
-    crafted link cannot make the page post a worker's assignment elsewhere in clear text.
-    """
-    if worker.platform != "mturk":
-        return None
-    data = worker.platform_data or {}
-    base = str(data.get("turkSubmitTo", "")).rstrip("/")
-    assignment = str(data.get("assignmentId", ""))
-    if not base.startswith("https://") or not assignment:
-        return None
-    return {"action": base + "/mturk/externalSubmit", "assignment_id": assignment}
+__all__ = ["KIND", "crowd_join", "crowd_resume", "crowd_consent", "crowd_complete", "crowd_code_reveal",
+           "crowd_code_check", "crowd_batch_progress", "crowd_batch_done", "crowd_workers_csv", "completion_url",
+           "mturk_submit", "gold_accuracy", "gold_by_assessor", "legacy_session_name"]

@@ -1,30 +1,32 @@
-"""Crowd workers' pages: entry from Prolific / MTurk, consent, judging, completion.
+"""Crowd workers' pages of relevance campaigns: entry from Prolific / MTurk, resume, consent, judging, completion.
 
-Identity is session-based: on entry ``crowd_join`` resolves the worker, and only the
-assessor's ``session_key`` is stored in the Django session. Later requests never read a
-worker id from the URL, so a worker cannot act as another by editing a query string.
+Identity is the browser's binding (``campaign_core.crowd_binding``): the first browser that
+arrives with a platform id is bound to that worker, and every later request is served for the
+bound worker only, never for an id read from the URL. Another browser with the same id gets the
+refusal page; the worker's own way back is their resume link. The rules are
+``campaign_core.crowd``'s, shared with preference campaigns.
 """
 from __future__ import annotations
 
 import json
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from campaign_core import crowd_binding
+from campaign_core.crowd import CrowdRefused, has_platform_ids
+from campaign_core.crowd_forms import CrowdEntryForm
+from collections_app.access import collection_for_user
+from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign
-from judging.services.crowd import (
-    completion_url,
-    crowd_batch_progress,
-    crowd_complete,
-    crowd_consent,
-    crowd_join,
-    mturk_submit,
-)
+from judging.services import crowd
 from judging.views import workspace
 
-PLATFORM_KEYS = ("PROLIFIC_PID", "workerId", "assignmentId")
+INSTRUCTIONS = "judging/_crowd_instructions.html"
 
 
 def _campaign(token: str) -> Campaign:
@@ -34,21 +36,29 @@ def _campaign(token: str) -> Campaign:
     return campaign
 
 
-def _session_name(campaign: Campaign) -> str:
-    return f"crowd:{campaign.pk}"
-
-
 def _worker(request: HttpRequest, campaign: Campaign) -> Assessor | None:
-    """Return the crowd worker bound to this browser session, if any."""
-    key = request.session.get(_session_name(campaign))
-    if not key:
-        return None
-    return Assessor.objects.filter(campaign=campaign, kind=Assessor.Kind.CROWD, session_key=key).first()
+    """Return the crowd worker bound to this browser, if any."""
+    return crowd_binding.bound_worker(request, kind=crowd.KIND, campaign=campaign,
+                                      legacy_name=crowd.legacy_session_name(campaign))
 
 
-def _batch_done(worker: Assessor) -> bool:
-    done, size = crowd_batch_progress(assessor=worker)
-    return size > 0 and done >= size
+def _bind(request: HttpRequest, response: HttpResponse, campaign: Campaign, worker: Assessor) -> HttpResponse:
+    return crowd_binding.bind(request, response, kind=crowd.KIND, campaign=campaign, worker=worker,
+                              legacy_name=crowd.legacy_session_name(campaign))
+
+
+def _ip(request: HttpRequest) -> str:
+    return crowd_binding.client_ip(request)
+
+
+def _page(request: HttpRequest, template: str, campaign: Campaign, status: int = 200, **context) -> HttpResponse:
+    context = {"campaign": campaign, "collection": campaign.collection, "instructions_template": INSTRUCTIONS,
+               "unit": "pair", **context}
+    return render(request, f"campaign_core/{template}", context, status=status)
+
+
+def _refused(request: HttpRequest, campaign: Campaign, exc: CrowdRefused) -> HttpResponse:
+    return _page(request, "crowd_refused.html", campaign, status=403, code=exc.code, message=exc.messages[0])
 
 
 def _where(worker: Assessor, token: str) -> str:
@@ -57,24 +67,39 @@ def _where(worker: Assessor, token: str) -> str:
         return reverse("crowd-stopped", args=[token])
     if worker.consented_at is None:
         return reverse("crowd-consent", args=[token])
-    if worker.completed_at is not None or _batch_done(worker):
+    if worker.completed_at is not None or crowd.crowd_batch_done(assessor=worker):
         return reverse("crowd-complete", args=[token])
     return reverse("crowd-judge", args=[token])
 
 
 @require_GET
 def crowd_entry(request: HttpRequest, token: str) -> HttpResponse:
-    """Enter a batch from a platform link; preview shows instructions only; returning workers resume."""
+    """Enter a batch from a platform link; preview shows instructions only; the bound browser resumes."""
     campaign = _campaign(token)
-    has_platform_params = any(key in request.GET for key in PLATFORM_KEYS)
-    worker = None if has_platform_params else _worker(request, campaign)
+    bound = _worker(request, campaign)
+    if bound is not None and not has_platform_ids(request.GET):
+        return redirect(_where(bound, token))
+    try:
+        worker = crowd.crowd_join(campaign=campaign, params=request.GET, bound=bound, ip=_ip(request))
+    except CrowdRefused as exc:
+        return _refused(request, campaign, exc)
     if worker is None:
-        worker, mode = crowd_join(campaign=campaign, params=request.GET)
-        if mode == "preview" or worker is None:
-            return render(request, "judging/crowd_preview.html", {"campaign": campaign, "collection": campaign.collection})
-        request.session.cycle_key()
-        request.session[_session_name(campaign)] = worker.session_key
-    return redirect(_where(worker, token))
+        return _page(request, "crowd_preview.html", campaign)
+    response = redirect(_where(worker, token))
+    if bound is None or bound.pk != worker.pk:
+        _bind(request, response, campaign, worker)
+    return response
+
+
+@require_GET
+def crowd_resume(request: HttpRequest, token: str, secret: str) -> HttpResponse:
+    """Bind this browser to the worker whose secret resume link it is, and send them where they were."""
+    campaign = _campaign(token)
+    try:
+        worker = crowd.crowd_resume(campaign=campaign, secret=secret, ip=_ip(request))
+    except CrowdRefused as exc:
+        return _refused(request, campaign, exc)
+    return _bind(request, redirect(_where(worker, token)), campaign, worker)
 
 
 def _require_worker(request: HttpRequest, campaign: Campaign) -> Assessor:
@@ -85,19 +110,18 @@ def _require_worker(request: HttpRequest, campaign: Campaign) -> Assessor:
 
 
 def crowd_consent_page(request: HttpRequest, token: str) -> HttpResponse:
-    """Show instructions and the consent form; agreeing starts the batch."""
+    """Show instructions, the worker's resume link and the consent form; agreeing starts the batch."""
     campaign = _campaign(token)
     worker = _require_worker(request, campaign)
     if worker.blocked:
         return redirect("crowd-stopped", token=token)
-    if request.method == "POST":
-        if request.POST.get("consent") == "yes":
-            crowd_consent(assessor=worker)
-            return redirect("crowd-judge", token=token)
-        return render(request, "judging/crowd_consent.html", {
-            "campaign": campaign, "collection": campaign.collection, "error": "Please tick the box to take part.",
-        })
-    return render(request, "judging/crowd_consent.html", {"campaign": campaign, "collection": campaign.collection})
+    if request.method == "POST" and request.POST.get("consent") == "yes":
+        crowd.crowd_consent(assessor=worker)
+        return redirect("crowd-judge", token=token)
+    error = "Please tick the box to take part." if request.method == "POST" else ""
+    resume_url = request.build_absolute_uri(reverse("crowd-resume", args=[token, worker.session_key]))
+    return _page(request, "crowd_consent.html", campaign, error=error, resume_url=resume_url,
+                 consent_url=reverse("crowd-consent", args=[token]))
 
 
 @require_GET
@@ -116,7 +140,7 @@ def crowd_judge_page(request: HttpRequest, token: str) -> HttpResponse:
     }
     context = workspace.page_context(assessor=worker, urls=urls)
     context["crowd"] = True
-    context["batch"] = crowd_batch_progress(assessor=worker)
+    context["batch"] = crowd.crowd_batch_progress(assessor=worker)
     return render(request, "judging/judge.html", context)
 
 
@@ -133,7 +157,7 @@ def _json_worker(request: HttpRequest, token: str) -> Assessor | JsonResponse:
 def _with_batch(response: JsonResponse, worker: Assessor, token: str) -> JsonResponse:
     """Tell the page when the batch is finished (or the worker stopped) so it leaves for the right page."""
     worker.refresh_from_db(fields=["blocked", "completed_at"])
-    if worker.blocked or _batch_done(worker):
+    if worker.blocked or crowd.crowd_batch_done(assessor=worker):
         payload = json.loads(response.content)
         payload["current"] = None
         payload["next"] = None
@@ -157,7 +181,7 @@ def crowd_submit(request: HttpRequest, token: str) -> JsonResponse:
     worker = _json_worker(request, token)
     if isinstance(worker, JsonResponse):
         return worker
-    if _batch_done(worker) and not _is_revision(request, worker):
+    if crowd.crowd_batch_done(assessor=worker) and not _is_revision(request, worker):
         # A key pressed while the page was already leaving: the batch is full, nothing more is recorded.
         return JsonResponse(
             {"detail": "Your batch is complete.", "code": "batch_complete", "redirect": _where(worker, token)}, status=409
@@ -185,18 +209,19 @@ def crowd_back(request: HttpRequest, token: str) -> JsonResponse:
 
 @require_GET
 def crowd_complete_page(request: HttpRequest, token: str) -> HttpResponse:
-    """Show the completion code (and the platform redirect) once the batch is finished."""
+    """Show the worker's completion code once (and the platform's way to finish) after the batch."""
     campaign = _campaign(token)
     worker = _require_worker(request, campaign)
     if worker.blocked:
         return redirect("crowd-stopped", token=token)
-    if worker.completed_at is None and not _batch_done(worker):
+    if worker.completed_at is None and not crowd.crowd_batch_done(assessor=worker):
         return redirect(_where(worker, token))
-    code = crowd_complete(assessor=worker)
-    return render(request, "judging/crowd_complete.html", {
-        "campaign": campaign, "collection": campaign.collection, "code": code,
-        "completion_url": completion_url(campaign, code), "worker": worker, "mturk": mturk_submit(worker),
-    })
+    crowd.crowd_complete(assessor=worker)
+    code = crowd.crowd_code_reveal(assessor=worker)
+    return _page(request, "crowd_complete.html", campaign, code=code, worker=worker,
+                 completion_url=crowd.completion_url(campaign, code) if code else "",
+                 mturk=crowd.mturk_submit(worker) if code else None,
+                 platform_name=worker.get_platform_display())
 
 
 @require_GET
@@ -206,4 +231,37 @@ def crowd_stopped(request: HttpRequest, token: str) -> HttpResponse:
     worker = _require_worker(request, campaign)
     if not worker.blocked:
         return redirect(_where(worker, token))
-    return render(request, "judging/crowd_stopped.html", {"campaign": campaign, "collection": campaign.collection})
+    return _page(request, "crowd_stopped.html", campaign)
+
+
+def _lead_campaign(request: HttpRequest, slug: str, campaign_id: int) -> Campaign:
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    campaign = campaign_for_user(request.user, campaign_id, lead_only=True)
+    if campaign.collection_id != collection.pk:
+        raise Http404("No such campaign.")
+    return campaign
+
+
+@login_required
+@require_GET
+def crowd_workers_download(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """Download the crowd workers (platform id, code, judged, gold accuracy, status) for approving submissions; leads only."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    response = HttpResponse(crowd.crowd_workers_csv(campaign=campaign), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-crowd-workers.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def crowd_settings(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
+    """Change who may enter the crowd link (expected ids, caps, anonymous entry); leads only, audited."""
+    campaign = _lead_campaign(request, slug, campaign_id)
+    form = CrowdEntryForm.for_campaign(campaign, request.POST)
+    if form.is_valid():
+        changed = crowd.crowd_settings_update(campaign=campaign, user=request.user, **form.cleaned_data)
+        messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
+    else:
+        messages.error(request, "Crowd settings not saved: " + "; ".join(
+            f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+    return redirect("campaign-detail", slug=slug, campaign_id=campaign.pk)

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from campaign_core.crowd_forms import CrowdEntryForm
 from collections_app.access import collection_for_user
 from collections_app.models import Pool
 from judging import forms
@@ -79,7 +80,8 @@ def campaign_detail(request: HttpRequest, slug: str, campaign_id: int) -> HttpRe
     crowd_link = request.build_absolute_uri(reverse("crowd-entry", args=[campaign.crowd_token]))
     return render(request, "judging/campaign_detail.html", {
         "collection": campaign.collection, "campaign": campaign, "progress": campaign_progress(campaign=campaign),
-        "assessors": assessors, "crowd_link": crowd_link,
+        "assessors": assessors, "crowd_link": crowd_link, "crowd_form": CrowdEntryForm.for_campaign(campaign),
+        "crowd_settings_url": reverse("campaign-crowd-settings", args=[campaign.collection.slug, campaign.pk]),
     })
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from campaign_core.item_ids import bulk_create_shuffled
 from collections_app.models import Collection, Run, RunRanking, Topic
 from collections_app.runstore import unpack_docnos
 from judging.services.audit import audit
@@ -78,23 +79,22 @@ def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b:
     campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.SIDE_BY_SIDE,
                                            run_a=run_a, run_b=run_b, depth=depth, seed=seed,
                                            judgments_per_item=judgments_per_item, created_by=user, **options)
-    position = 0
+    items = []
     for topic in topics:
         a, b = _ranking(run_a, topic)[:depth], _ranking(run_b, topic)[:depth]
         if not a and not b:
             continue
-        position += 1
-        PrefItem.objects.create(campaign=campaign, topic=topic, position=position, a_docnos=a, b_docnos=b,
-                                left_is_a=left_is_a(seed, name, topic.qid), required_judgments=judgments_per_item)
+        items.append(PrefItem(campaign=campaign, topic=topic, position=len(items) + 1, a_docnos=a, b_docnos=b,
+                              left_is_a=left_is_a(seed, name, topic.qid), required_judgments=judgments_per_item))
     for topic in gold_topics:
         sides = gold_sides(_ranking(run_a, topic), depth)
         if sides is None:
             continue
-        position += 1
-        PrefItem.objects.create(campaign=campaign, topic=topic, position=position, a_docnos=sides[0],
-                                b_docnos=sides[1], is_gold=True, left_is_a=left_is_a(seed, name, topic.qid, 1),
-                                required_judgments=judgments_per_item)
-    if position == 0:
+        items.append(PrefItem(campaign=campaign, topic=topic, position=len(items) + 1, a_docnos=sides[0],
+                              b_docnos=sides[1], is_gold=True, left_is_a=left_is_a(seed, name, topic.qid, 1),
+                              required_judgments=judgments_per_item))
+    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
+    if not items:
         raise ValidationError("Neither run has rankings for the chosen topics.")
     _check_gold(campaign)
     _add_assessors(campaign, assessors)
@@ -114,16 +114,16 @@ def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[
                                            depth=1, seed=seed, judgments_per_item=judgments_per_item,
                                            created_by=user, **options)
     known = set(collection.documents.values_list("docno", flat=True))
-    position = 0
+    items = []
     for gold, source in ((False, pairs), (True, gold_pairs)):
         for topic, doc_a, doc_b in source:
             if doc_a == doc_b or doc_a not in known or doc_b not in known:
                 raise ValidationError(f"Bad pair for topic {topic.qid}: {doc_a!r}, {doc_b!r}.")
-            position += 1
-            PrefItem.objects.create(campaign=campaign, topic=topic, position=position, a_docnos=[doc_a],
-                                    b_docnos=[doc_b], is_gold=gold, required_judgments=judgments_per_item,
-                                    left_is_a=left_is_a(seed, name, f"{topic.qid}\x00{doc_a}\x00{doc_b}"))
-    if position == 0:
+            items.append(PrefItem(campaign=campaign, topic=topic, position=len(items) + 1, a_docnos=[doc_a],
+                                  b_docnos=[doc_b], is_gold=gold, required_judgments=judgments_per_item,
+                                  left_is_a=left_is_a(seed, name, f"{topic.qid}\x00{doc_a}\x00{doc_b}")))
+    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
+    if not items:
         raise ValidationError("No pairs given.")
     _check_gold(campaign)
     _add_assessors(campaign, assessors)

@@ -1,71 +1,82 @@
-"""Crowd links for preference campaigns: join with platform ids, consent, completion code.
+"""Crowd workers of preference campaigns: the shared crowd rules (``campaign_core.crowd``) applied to ``PrefAssessor``.
 
-As in relevance campaigns (``judging.services.crowd``): platform parameters (Prolific's
-``PROLIFIC_PID``, MTurk's ``workerId``) identify a worker and win over whatever the browser
-session remembers, so a second worker on a shared browser never continues the first one's
-batch; a plain link without parameters is known by the session only. A blocked worker gets
-no completion code (the lead decides about them on the platform).
+Joining, browser binding, resuming, consent, per-worker completion codes and the lead's export
+are the campaign core's, exactly as for relevance campaigns. What is particular here: a batch
+ends when allocation has nothing more for the worker (``crowd_batch_size`` items, gold
+included), and a gold answer is correct when system A (the intact side) won.
 """
 from __future__ import annotations
 
-import hashlib
+from django.db.models import Count, Q
 
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
-from django.utils import timezone
+from campaign_core import crowd as core
+from judging.services.audit import audit, audit_automatic
+from preferences.models import PrefAssessor, PrefCampaign, PrefJudgment
 
-from judging.services.crowd import _identify
-from preferences.models import PrefAssessor, PrefCampaign
-
-
-def crowd_join(*, campaign: PrefCampaign, params, session_key: str | None) -> PrefAssessor | None:
-    """Return the worker's assessor row, creating it; None for an MTurk preview.
-
-    A worker identified by platform id gets the same row on every visit (the latest platform
-    ids are remembered: MTurk's completion form must post the current assignmentId); an
-    anonymous link visitor is known by the session only.
-    """
-    mode, worker_id, data = _identify(params)
-    if mode == "preview":
-        return None
-    if worker_id:
-        try:
-            with transaction.atomic():
-                assessor, created = PrefAssessor.objects.get_or_create(
-                    campaign=campaign, platform=mode, worker_id=worker_id,
-                    defaults={"kind": PrefAssessor.Kind.CROWD, "platform_data": data})
-        except IntegrityError:  # two tabs of the same worker joining at once
-            assessor, created = PrefAssessor.objects.get(campaign=campaign, platform=mode, worker_id=worker_id), False
-        if not created and data and data != assessor.platform_data:
-            assessor.platform_data = {**assessor.platform_data, **data}
-            assessor.save(update_fields=["platform_data"])
-        return assessor
-    if session_key:
-        known = PrefAssessor.objects.filter(campaign=campaign, session_key=session_key,
-                                            kind=PrefAssessor.Kind.CROWD).first()
-        if known is not None:
-            return known
-    return PrefAssessor.objects.create(campaign=campaign, kind=PrefAssessor.Kind.CROWD, platform=mode)
+LEGACY_SESSION = "pref-crowd-{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)
 
 
-def crowd_consent(*, assessor: PrefAssessor) -> None:
-    if assessor.consented_at is None:
-        assessor.consented_at = timezone.now()
-        assessor.save(update_fields=["consented_at"])
+def gold_by_assessor(campaign: PrefCampaign) -> dict[int, tuple[int, int]]:
+    """Return {assessor id: (correct, answered)} on gold items: correct means system A won."""
+    rows = (PrefJudgment.objects.filter(item__campaign=campaign, item__is_gold=True).values("assessor_id")
+            .annotate(answered=Count("id"), correct=Count("id", filter=Q(outcome=1))))
+    return {row["assessor_id"]: (row["correct"], row["answered"]) for row in rows}
+
+
+KIND = core.CrowdKind(name="preferences", assessor_model=PrefAssessor, audit=audit_automatic, audit_lead=audit,
+                      gold_by_assessor=gold_by_assessor)
+
+
+def legacy_session_name(campaign: PrefCampaign) -> str:
+    return LEGACY_SESSION.format(pk=campaign.pk)
+
+
+def crowd_join(*, campaign: PrefCampaign, params, bound: PrefAssessor | None = None, ip: str = "") -> PrefAssessor | None:
+    """Return the worker a platform link may act as (see ``campaign_core.crowd.crowd_join``); None for a preview."""
+    return core.crowd_join(kind=KIND, campaign=campaign, params=params, bound=bound, ip=ip)
+
+
+def crowd_resume(*, campaign: PrefCampaign, secret: str, ip: str = "") -> PrefAssessor:
+    """Return the worker of a secret resume link (see ``campaign_core.crowd.crowd_resume``)."""
+    return core.crowd_resume(kind=KIND, campaign=campaign, secret=secret, ip=ip)
+
+
+crowd_consent = core.crowd_consent
+crowd_code_reveal = core.crowd_code_reveal
+completion_url = core.completion_url
+mturk_submit = core.mturk_submit
+
+
+def crowd_batch_done(*, assessor: PrefAssessor) -> bool:
+    """Return True once the worker judged their whole batch (or the campaign has nothing more for them)."""
+    from preferences.services import allocation
+
+    done = assessor.judgments.count()
+    if done >= assessor.campaign.crowd_batch_size:
+        return True
+    return done > 0 and allocation.item_next(assessor=assessor) is None
 
 
 def crowd_complete(*, assessor: PrefAssessor) -> str:
-    """Mark the worker complete and return their code (the campaign's, or one derived per worker).
+    """Return the worker's own completion code once their batch is done (the same code every time).
 
-    Raises ValidationError(code="blocked") for a stopped worker.
+    Raises ValidationError(code="blocked") for a stopped worker (the lead decides about them on
+    the platform) and "batch_incomplete" before the batch is done.
     """
-    if assessor.blocked:
-        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
-    if not assessor.completion_code:
-        campaign = assessor.campaign
-        code = campaign.crowd_completion_code or hashlib.sha256(
-            f"{campaign.crowd_token}:{assessor.session_key}".encode()).hexdigest()[:10].upper()
-        assessor.completion_code = code
-        assessor.completed_at = timezone.now()
-        assessor.save(update_fields=["completion_code", "completed_at"])
-    return assessor.completion_code
+    done = assessor.completed_at is not None or crowd_batch_done(assessor=assessor)
+    return core.crowd_complete(assessor=assessor, batch_done=done)
+
+
+def crowd_code_check(*, campaign: PrefCampaign, worker_id: str, code: str) -> bool:
+    """Return True if ``code`` is the completion code the worker with this platform id earned here."""
+    return core.crowd_code_check(kind=KIND, campaign=campaign, worker_id=worker_id, code=code)
+
+
+def crowd_settings_update(*, campaign, user, **values) -> list[str]:
+    """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
+    return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
+
+
+def crowd_workers_csv(*, campaign: PrefCampaign) -> str:
+    """Return the lead's CSV of crowd workers: platform id, code, judged, gold accuracy, status."""
+    return core.rows_to_csv(core.crowd_workers_rows(kind=KIND, campaign=campaign))

@@ -32,8 +32,8 @@ def chromium_context_dir():
 
 
 @pytest.fixture(scope="session")
-def browser_context(chromium_context_dir):
-    """Start one headless Chromium for the session (skipped when Chromium or Playwright is missing)."""
+def playwright_driver():
+    """Start Playwright once for the session (skipped when Chromium or Playwright is missing)."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} is not installed")
     try:
@@ -41,12 +41,29 @@ def browser_context(chromium_context_dir):
     except ImportError:
         pytest.skip("playwright is not installed")
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            chromium_context_dir, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-        )
-        context.set_default_timeout(10_000)
-        yield context
-        context.close()
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser_context(playwright_driver, chromium_context_dir):
+    """Start one headless Chromium for the session."""
+    context = playwright_driver.chromium.launch_persistent_context(
+        chromium_context_dir, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+    )
+    context.set_default_timeout(10_000)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def second_browser(playwright_driver):
+    """Start another headless Chromium, sharing nothing with the first (a second person, or a second device)."""
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    context = browser.new_context()
+    context.set_default_timeout(10_000)
+    yield context
+    context.close()
+    browser.close()
 
 
 @pytest.fixture

@@ -77,13 +77,14 @@ def campaign(make_campaign):
 @pytest.fixture
 def worker():
     """Return a factory joining a crowd worker (Prolific parameters) to a crowd-enabled campaign."""
+    from judging.models import Assessor
     from judging.services.crowd import crowd_join
 
     def join(campaign, pid: str = "worker-1"):
-        assessor, mode = crowd_join(
-            campaign=campaign, params={"PROLIFIC_PID": pid, "STUDY_ID": "study", "SESSION_ID": f"s-{pid}"}
-        )
-        assert mode == "prolific"
+        params = {"PROLIFIC_PID": pid, "STUDY_ID": "study", "SESSION_ID": f"s-{pid}"}
+        known = Assessor.objects.filter(campaign=campaign, kind="crowd", worker_id=pid).first()
+        assessor = crowd_join(campaign=campaign, params=params, bound=known)  # a returning worker's own browser
+        assert assessor.platform == "prolific"
         return assessor
 
     return join

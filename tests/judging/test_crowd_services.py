@@ -8,7 +8,14 @@ from django.core.exceptions import ValidationError
 
 from judging.models import Assessor, Judgment
 from judging.services.allocation import item_next
-from judging.services.crowd import crowd_batch_progress, crowd_complete, crowd_consent, crowd_join, gold_accuracy
+from judging.services.crowd import (
+    completion_url,
+    crowd_batch_progress,
+    crowd_complete,
+    crowd_consent,
+    crowd_join,
+    gold_accuracy,
+)
 from judging.services.judgments import judgment_submit
 from judging.services.qrels import final_labels
 from tests.judging.conftest import build_gold, expert
@@ -34,14 +41,14 @@ def judge_batch(worker, grade_for):
 
 
 def test_prolific_and_mturk_parameters_identify_the_worker(crowd_campaign):
-    prolific, mode = crowd_join(campaign=crowd_campaign, params={"PROLIFIC_PID": "p1", "STUDY_ID": "s", "SESSION_ID": "x"})
-    assert mode == "prolific" and prolific.worker_id == "p1" and prolific.platform_data["STUDY_ID"] == "s"
-    turk, mode = crowd_join(campaign=crowd_campaign, params={"workerId": "A9", "assignmentId": "as1", "hitId": "h"})
-    assert mode == "mturk" and turk.kind == "crowd" and turk.platform_data["assignmentId"] == "as1"
+    prolific = crowd_join(campaign=crowd_campaign, params={"PROLIFIC_PID": "p1", "STUDY_ID": "s", "SESSION_ID": "x"})
+    assert prolific.platform == "prolific" and prolific.worker_id == "p1" and prolific.platform_data["STUDY_ID"] == "s"
+    turk = crowd_join(campaign=crowd_campaign, params={"workerId": "A9", "assignmentId": "as1", "hitId": "h"})
+    assert turk.platform == "mturk" and turk.kind == "crowd" and turk.platform_data["assignmentId"] == "as1"
 
 
 def test_mturk_preview_creates_nobody(crowd_campaign):
-    assert crowd_join(campaign=crowd_campaign, params={"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"}) == (None, "preview")
+    assert crowd_join(campaign=crowd_campaign, params={"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"}) is None
     assert not Assessor.objects.filter(kind="crowd").exists()
 
 
@@ -54,10 +61,15 @@ def test_a_returning_worker_resumes_the_same_assessor(crowd_campaign, worker):
     assert item_next(assessor=again).pk == item.pk
 
 
-def test_plain_links_create_separate_anonymous_workers(crowd_campaign):
-    one, mode = crowd_join(campaign=crowd_campaign, params={})
-    two, _ = crowd_join(campaign=crowd_campaign, params={})
-    assert mode == "link" and one.pk != two.pk
+def test_plain_links_create_separate_anonymous_workers_when_the_lead_allows_them(crowd_campaign):
+    with pytest.raises(ValidationError) as error:
+        crowd_join(campaign=crowd_campaign, params={})
+    assert error.value.code == "anonymous_off"
+    crowd_campaign.crowd_anonymous_allowed = True
+    one = crowd_join(campaign=crowd_campaign, params={})
+    two = crowd_join(campaign=crowd_campaign, params={})
+    assert one.platform == "link" and one.pk != two.pk
+    assert crowd_join(campaign=crowd_campaign, params={}, bound=one).pk == one.pk  # the bound browser comes back
 
 
 def test_a_campaign_without_crowd_mode_refuses_workers(make_campaign):
@@ -111,25 +123,28 @@ def test_no_blocking_before_the_minimum_number_of_gold_answers(collection, make_
     assert gold_accuracy(assessor=w) == (0, 2) and not w.blocked
 
 
-def test_completion_code_is_generated_once_and_repeated(crowd_campaign, worker):
+def test_completion_code_is_generated_once_per_worker_and_repeated(crowd_campaign, worker):
     w = worker(crowd_campaign)
     with pytest.raises(ValidationError) as error:
         crowd_complete(assessor=w)
     assert error.value.code == "batch_incomplete"
     judge_batch(w, lambda item: 0)
     code = crowd_complete(assessor=w)
-    assert code and crowd_complete(assessor=w) == code
+    assert len(code) == 16 and crowd_complete(assessor=w) == code
     crowd_campaign.refresh_from_db()
-    assert crowd_campaign.crowd_completion_code == code
+    assert crowd_campaign.crowd_completion_code == ""  # no campaign-wide code any more
     w.refresh_from_db()
     assert w.completed_at is not None and w.completion_code == code
 
 
-def test_the_leads_completion_code_is_used(make_campaign, worker):
-    campaign = make_campaign(assessors=[], crowd_enabled=True, crowd_batch_size=2, crowd_completion_code="C0DE")
+def test_the_leads_platform_code_goes_to_the_platform_but_the_worker_gets_their_own(make_campaign, worker):
+    campaign = make_campaign(assessors=[], crowd_enabled=True, crowd_batch_size=2, crowd_completion_code="C0DE",
+                             crowd_completion_url="https://app.prolific.com/submissions/complete")
     w = worker(campaign)
     judge_batch(w, lambda item: 1)
-    assert crowd_complete(assessor=w) == "C0DE"
+    code = crowd_complete(assessor=w)
+    assert code != "C0DE"
+    assert completion_url(campaign, code) == "https://app.prolific.com/submissions/complete?cc=C0DE"
 
 
 def test_crowd_workers_and_experts_share_the_queue(make_campaign, alice, worker):

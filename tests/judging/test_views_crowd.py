@@ -73,16 +73,29 @@ def test_worker_identity_comes_from_the_session_not_the_url(client, campaign):
     assert list(Judgment.objects.values_list("assessor__worker_id", flat=True)) == ["pid-1"]
 
 
-def test_returning_worker_resumes_the_same_batch(client, campaign):
+def test_returning_worker_in_the_same_browser_resumes_the_same_batch(client, campaign):
     _enter(client, campaign)
     _consent(client, campaign)
     first = client.get(_url("crowd-state", campaign)).json()["current"]["item"]
     _submit(client, campaign, first)
-    client.cookies.clear()
     response = _enter(client, campaign)
     assert response["Location"] == _url("crowd-judge", campaign)  # consent remembered
     state = client.get(_url("crowd-state", campaign)).json()
     assert state["current"]["item"] != first
+    assert Assessor.objects.filter(kind="crowd").count() == 1
+
+
+def test_a_new_browser_needs_the_resume_link_shown_on_the_consent_page(client, campaign):
+    _enter(client, campaign)
+    page = client.get(_url("crowd-consent", campaign)).content.decode()
+    worker = Assessor.objects.get(kind="crowd")
+    resume = reverse("crowd-resume", args=[campaign.crowd_token, worker.session_key])
+    assert resume in page
+    _consent(client, campaign)
+    client.cookies.clear()
+    assert _enter(client, campaign).status_code == 403  # the platform id alone no longer gets the worker back
+    assert client.get(resume)["Location"] == _url("crowd-judge", campaign)
+    assert client.get(_url("crowd-state", campaign)).status_code == 200
     assert Assessor.objects.filter(kind="crowd").count() == 1
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.core.exceptions import ValidationError
 
-from judging.services.crowd import completion_url, mturk_submit
+from campaign_core.crowd import completion_url, mturk_submit
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease
 from preferences.services import allocation, crowd, judgments, quality
 from preferences.services.campaigns import doc_pair_create
@@ -224,15 +224,15 @@ def test_a_blocked_worker_gets_no_completion_code(gold_campaign):
     assert error.value.code == "blocked" and worker.completion_code == ""
 
 
-def test_platform_ids_win_over_the_session_and_the_latest_ids_are_kept(make_sbs):
-    campaign = make_sbs(assessors=(), crowd_enabled=True)
-    first = crowd.crowd_join(campaign=campaign, params={"PROLIFIC_PID": "p1", "SESSION_ID": "s1"}, session_key=None)
-    second = crowd.crowd_join(campaign=campaign, params={"PROLIFIC_PID": "p2"}, session_key=first.session_key)
+def test_platform_ids_win_over_the_binding_and_the_latest_ids_are_kept(make_sbs):
+    campaign = make_sbs(assessors=(), crowd_enabled=True, crowd_anonymous_allowed=True)
+    first = crowd.crowd_join(campaign=campaign, params={"PROLIFIC_PID": "p1", "SESSION_ID": "s1"})
+    second = crowd.crowd_join(campaign=campaign, params={"PROLIFIC_PID": "p2"}, bound=first)
     assert second.pk != first.pk and second.worker_id == "p2"
-    assert crowd.crowd_join(campaign=campaign, params={}, session_key=first.session_key).pk == first.pk
-    again = crowd.crowd_join(campaign=campaign, params={"PROLIFIC_PID": "p1", "SESSION_ID": "s2"}, session_key=None)
+    assert crowd.crowd_join(campaign=campaign, params={}, bound=first).pk == first.pk
+    again = crowd.crowd_join(campaign=campaign, params={"PROLIFIC_PID": "p1", "SESSION_ID": "s2"}, bound=first)
     assert again.pk == first.pk and again.platform_data["SESSION_ID"] == "s2"
-    anonymous = crowd.crowd_join(campaign=campaign, params={}, session_key=None)
+    anonymous = crowd.crowd_join(campaign=campaign, params={})
     assert anonymous.pk not in (first.pk, second.pk) and anonymous.platform == "link"
 
 
@@ -242,12 +242,11 @@ def test_completion_url_and_mturk_submit(make_sbs):
     campaign.crowd_completion_url = "https://example.org/done/{code}"
     assert completion_url(campaign, "AB12") == "https://example.org/done/AB12"
     turk = crowd.crowd_join(campaign=campaign, params={"workerId": "W1", "assignmentId": "A1",
-                                                       "turkSubmitTo": "https://workersandbox.mturk.com/"},
-                            session_key=None)
+                                                       "turkSubmitTo": "https://workersandbox.mturk.com/"})
     assert mturk_submit(turk) == {"action": "https://workersandbox.mturk.com/mturk/externalSubmit",
                                         "assignment_id": "A1"}
     plain = crowd.crowd_join(campaign=campaign, params={"workerId": "W2", "assignmentId": "A2",
-                                                        "turkSubmitTo": "http://evil.example"}, session_key=None)
+                                                        "turkSubmitTo": "http://evil.example"})
     assert mturk_submit(plain) is None
 
 

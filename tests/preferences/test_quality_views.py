@@ -184,20 +184,21 @@ def test_a_worker_failing_gold_through_the_page_is_stopped_without_a_code(client
         assert client.post(judge, {"item": item.pk, "choice": str(choice), "token": f"t{pages}"}).status_code == 302
         pages += 1
     html = page.content.decode()
-    assert pages == 6 and 'id="pref-stopped"' in html and "C0DE" not in html
+    assert pages == 6 and 'id="crowd-stopped"' in html and "C0DE" not in html
     worker = PrefAssessor.objects.get(campaign=campaign)
     assert worker.blocked and worker.completion_code == ""
     entry = reverse("pref-crowd", args=[campaign.crowd_token])
-    assert 'id="pref-stopped"' in client.get(entry + "?PROLIFIC_PID=p1").content.decode()
-    assert 'id="pref-stopped"' in client.post(entry, {"consent": "yes"}).content.decode()
+    assert 'id="crowd-stopped"' in client.get(entry + "?PROLIFIC_PID=p1").content.decode()
+    assert 'id="crowd-stopped"' in client.post(entry, {"consent": "yes"}).content.decode()
 
 
 def test_a_second_worker_on_the_same_browser_gets_their_own_row_and_a_new_session(client, make_sbs):
     campaign = make_sbs(assessors=(), crowd_enabled=True)
     _enter(client, campaign, "?PROLIFIC_PID=p1")
-    first_session = client.session.session_key
+    binding = f"qs_crowd_preferences_{campaign.pk}"
+    first_binding = client.cookies[binding].value
     _enter(client, campaign, "?PROLIFIC_PID=p2")
-    assert client.session.session_key != first_session
+    assert client.cookies[binding].value != first_binding and client.cookies[binding]["httponly"]
     assert sorted(PrefAssessor.objects.values_list("worker_id", flat=True)) == ["p1", "p2"]
     item = client.get(reverse("pref-crowd-judge", args=[campaign.crowd_token])).context["item"]
     client.post(reverse("pref-crowd-judge", args=[campaign.crowd_token]), {"item": item.pk, "choice": "0", "token": "k"})
@@ -208,8 +209,9 @@ def test_a_second_worker_on_the_same_browser_gets_their_own_row_and_a_new_sessio
 def test_a_closed_study_takes_nobody(client, make_sbs):
     campaign = make_sbs(assessors=(), crowd_enabled=True)
     PrefCampaign.objects.filter(pk=campaign.pk).update(status=PrefCampaign.Status.CLOSED)
-    html = client.get(reverse("pref-crowd", args=[campaign.crowd_token]) + "?PROLIFIC_PID=p1").content.decode()
-    assert 'id="pref-closed"' in html and not PrefAssessor.objects.exists()
+    response = client.get(reverse("pref-crowd", args=[campaign.crowd_token]) + "?PROLIFIC_PID=p1")
+    assert response.status_code == 403 and 'data-code="crowd_closed"' in response.content.decode()
+    assert not PrefAssessor.objects.exists()
 
 
 @pytest.mark.parametrize("query, expected", [
@@ -223,8 +225,9 @@ def test_the_completion_page_sends_workers_back_to_their_platform(client, make_s
     judge = _enter(client, campaign, query)
     item = client.get(judge).context["item"]
     client.post(judge, {"item": item.pk, "choice": "0", "token": "one"})
-    html = client.get(judge).content.decode()
-    assert 'id="completion-code">C0DE<' in html and expected in html
+    html = client.get(judge, follow=True).content.decode()
+    code = PrefAssessor.objects.get(campaign=campaign).completion_code
+    assert len(code) == 16 and f'id="completion-code">{code}<' in html and expected in html
 
 
 def test_the_new_campaign_form_sets_the_quality_and_crowd_settings(client, sbs, lead, alice):

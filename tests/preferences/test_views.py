@@ -118,8 +118,9 @@ def test_crowd_flow_consent_judge_complete_and_token_of_other_campaign(client, m
     for n in range(campaign.items.count()):
         item = client.get(judge).context["item"]
         assert client.post(judge, {"item": item.pk, "choice": "0", "token": f"c{n}"}).status_code == 302
-    done = client.get(judge)
-    assert "C0DE" in done.content.decode()
+    done = client.get(judge, follow=True).content.decode()
+    worker.refresh_from_db()
+    assert worker.completion_code and f'id="completion-code">{worker.completion_code}<' in done
     assert client.get(reverse("pref-crowd", args=["nope"])).status_code == 404
 
 
