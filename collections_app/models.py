@@ -24,6 +24,11 @@ class Collection(models.Model):
     relevant_threshold = models.IntegerField(
         default=1, help_text="Lowest grade that counts as relevant for binary measures (trec_eval -l)."
     )
+    assessors_see_systems = models.BooleanField(
+        default=False,
+        help_text="Let assessors see runs, pools' contributing systems and evaluation pages. Off by default: "
+        "assessors who know which systems retrieved a document or how they score judge with bias.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -73,6 +78,9 @@ class Topic(models.Model):
     title = models.TextField()
     description = models.TextField(blank=True)
     narrative = models.TextField(blank=True)
+    guidelines = models.TextField(
+        blank=True, help_text="Markdown shown to assessors beside this topic (rendered sanitised, no raw HTML)."
+    )
     metadata = models.JSONField(default=dict, blank=True)
 
     class Meta:

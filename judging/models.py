@@ -94,6 +94,13 @@ class Campaign(CrowdSettings):
     gold_min_answers = models.PositiveSmallIntegerField(
         default=3, help_text="Gold answers needed before the accuracy threshold is applied."
     )
+    keys = models.JSONField(
+        default=dict, blank=True,
+        help_text="Keyboard key per grade, {\"<grade>\": \"<key>\"}; grades left out use the scale's key.",
+    )
+    guidelines = models.TextField(
+        blank=True, help_text="Markdown guidelines for this campaign, shown beside the topic (sanitised, no raw HTML)."
+    )
 
     class Meta:
         ordering = ["collection", "-created_at"]

@@ -22,12 +22,15 @@ def _assigned_items(assessor: Assessor):
 
 
 def progress_for_assessor(*, assessor: Assessor) -> dict:
-    """Return my progress: {"done", "assigned", "topics": [{"qid", "title", "done", "assigned"}]}.
+    """Return my progress: {"done", "assigned", "basis", "topics": [{"qid", "title", "done", "assigned"}]}.
 
-    "done" counts my judgments (skips included, gold included). "assigned" is my share:
-    for a crowd worker the batch size; split by topic, my primary topics' items plus the
-    calibration set (overlap judgments on others' topics come on top, counted in "done");
-    in a shared queue, an even share of the required judgments, never less than what I did.
+    "done" counts my judgments (skips included, gold included). "assigned" is what I have
+    done plus what is still open to me: the regular items of my share (split by topic: my
+    primary topics plus the calibration set; shared queue: every item) that I have not
+    judged and that still lack judgments. So the total is exact, never an estimate: when
+    nothing is left it equals "done" (no "277 / 278" at the end). In a shared queue it
+    shrinks when colleagues take pairs; "basis" ("shared_queue", "my_topics", "batch")
+    lets the page say so. A crowd worker's total is the batch size.
     """
     campaign = assessor.campaign
     mine = Judgment.objects.filter(assessor=assessor)
@@ -36,25 +39,22 @@ def progress_for_assessor(*, assessor: Assessor) -> dict:
     )
     done = sum(done_by_topic.values())
     if assessor.kind == Assessor.Kind.CROWD:
-        return {"done": min(done, campaign.crowd_batch_size), "assigned": campaign.crowd_batch_size, "topics": []}
+        return {"done": min(done, campaign.crowd_batch_size), "assigned": campaign.crowd_batch_size,
+                "basis": "batch", "topics": []}
     items = _assigned_items(assessor)
-    rows = (
-        items.values("pair__topic_id", "pair__topic__qid", "pair__topic__title")
-        .annotate(n=Count("id"), required=Sum("required_judgments"))
-        .order_by("pair__topic__qid")
+    open_by_topic = dict(
+        items.filter(judgment_count__lt=F("required_judgments")).exclude(judgments__assessor=assessor)
+        .values_list("pair__topic_id").annotate(n=Count("id")).order_by().values_list("pair__topic_id", "n")
     )
-    experts = max(1, Assessor.objects.filter(campaign=campaign, kind=Assessor.Kind.EXPERT).count())
+    rows = items.values("pair__topic_id", "pair__topic__qid", "pair__topic__title").distinct().order_by("pair__topic__qid")
     topics = []
     for row in rows:
-        if campaign.split == Campaign.Split.BY_TOPIC:
-            share = row["n"]
-        else:
-            share = -(-(row["required"] or 0) // experts)
         got = done_by_topic.get(row["pair__topic_id"], 0)
         topics.append({"qid": row["pair__topic__qid"], "title": row["pair__topic__title"], "done": got,
-                       "assigned": max(share, got)})
+                       "assigned": got + open_by_topic.get(row["pair__topic_id"], 0)})
     assigned = max(sum(t["assigned"] for t in topics), done)
-    return {"done": done, "assigned": assigned, "topics": topics}
+    by_topic = campaign.split == Campaign.Split.BY_TOPIC
+    return {"done": done, "assigned": assigned, "basis": "my_topics" if by_topic else "shared_queue", "topics": topics}
 
 
 def campaign_progress(*, campaign: Campaign) -> dict:

@@ -1,11 +1,15 @@
 """Top-level URL map: pages, the API (with its OpenAPI schema and docs) and the admin."""
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Pages link the icon themselves; this answers browsers (and the admin) that ask for the old path.
+    path("favicon.ico", RedirectView.as_view(url=static("qrelsmith/favicon.svg"), permanent=True)),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -13,6 +13,9 @@ import re
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, JsonResponse
 
+from campaign_core.guidelines import render_markdown
+from campaign_core.keys import labels_with_keys
+from collections_app.models import Topic
 from judging.models import Assessor, Campaign, Item, Judgment
 from judging.selectors import progress_for_assessor
 from judging.services.allocation import item_next, item_peek_next
@@ -158,13 +161,28 @@ def handle_back(request: HttpRequest, assessor: Assessor) -> JsonResponse:
 
 
 def page_context(*, assessor: Assessor, urls: dict[str, str]) -> dict:
-    """Return the template context of the judging page: the initial state is rendered inline."""
+    """Return the template context of the judging page: the initial state is rendered inline.
+
+    The labels carry the campaign's keys (``campaign_core.keys``); guidelines are Markdown
+    rendered to sanitised HTML here, once per page: the campaign's in the template, each
+    topic's in the initial JSON by qid, for the page to show beside the topic it belongs to.
+    """
     campaign = assessor.campaign
     collection = campaign.collection
+    labels = labels_with_keys(collection.scale, campaign.keys)
+    topic_guidelines = {
+        qid: str(render_markdown(text))
+        for qid, text in Topic.objects.filter(collection=collection, pool_pairs__pool_id=campaign.pool_id)
+        .exclude(guidelines="").order_by().values_list("qid", "guidelines").distinct()
+    }
     return {
         "assessor": assessor,
         "campaign": campaign,
         "collection": collection,
-        "scale": collection.scale,
-        "initial": {"state": workspace_state(assessor=assessor), "scale": collection.scale, "urls": urls},
+        "scale": labels,
+        "campaign_guidelines": render_markdown(campaign.guidelines),
+        "initial": {
+            "state": workspace_state(assessor=assessor), "scale": labels, "urls": urls,
+            "guidelines": {"topics": topic_guidelines},
+        },
     }

@@ -14,6 +14,13 @@
   var scale = boot.scale;
   var csrf = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value || "";
   var queueKey = "qrelsmith-queue:" + urls.submit;
+  var topicGuidelines = (boot.guidelines && boot.guidelines.topics) || {};
+  var NOTES = {
+    shared_queue: "Shared queue: the total is your judgments plus the pairs still open to you. " +
+      "It goes down when colleagues judge pairs first.",
+    my_topics: "Your topics: the total is your judgments plus the pairs of your topics still open to you.",
+    batch: "Your batch of pairs."
+  };
 
   var state = boot.state;          // {current, next, progress, blocked}
   var shown = null;                // payload on screen
@@ -70,8 +77,18 @@
     if (last < text.length) { el.appendChild(document.createTextNode(text.slice(last))); }
   }
 
+  var lastAssigned = null;
+
   function renderProgress(progress) {
     if (!progress) { return; }
+    // The total is exact (done + still open to me): in a shared queue it can shrink, and the page says why.
+    setText("progress-note", NOTES[progress.basis] || "");
+    if (lastAssigned !== null && progress.assigned < lastAssigned && progress.basis === "shared_queue") {
+      setText("progress-note", "Total down from " + lastAssigned + " to " + progress.assigned +
+        ": colleagues judged pairs from the shared queue. " + NOTES.shared_queue);
+    }
+    lastAssigned = progress.assigned;
+    $("progress").title = NOTES[progress.basis] || "";
     setText("progress-done", String(progress.done));
     setText("progress-assigned", String(progress.assigned));
     $("progress-bar").max = Math.max(progress.assigned, 1);
@@ -96,10 +113,17 @@
     lastTick = Date.now();
     $("finished").hidden = true;
     $("work").hidden = false;
+    $("judge-app").classList.remove("ended");
     setText("topic-qid", payload.qid);
     setText("topic-title", payload.topic.title);
     setText("topic-description", payload.topic.description);
     setText("topic-narrative", payload.topic.narrative);
+    $("topic-description-block").hidden = !payload.topic.description;
+    $("topic-narrative-block").hidden = !payload.topic.narrative;
+    // Topic guidelines are Markdown sanitised on the server (campaign_core.guidelines), never document text.
+    var guide = topicGuidelines[payload.qid] || "";
+    $("topic-guidelines").innerHTML = guide;
+    $("topic-guidelines-block").hidden = !guide;
     setText("doc-docno", payload.docno);
     setText("doc-title", payload.doc.title);
     renderHighlighted($("doc-text"), payload.doc.text, payload.terms);
@@ -118,9 +142,16 @@
     shown = null;
     revisiting = false;
     $("work").hidden = true;
-    if (state.blocked) { $("blocked").hidden = false; return; }
-    if (state.closed) { $("closed").hidden = false; return; }
-    $("finished").hidden = false;
+    $("judge-app").classList.add("ended");
+    var panel = state.blocked ? $("blocked") : state.closed ? $("closed") : $("finished");
+    if (panel === $("finished") && state.progress) {
+      var n = state.progress.done;
+      setText("finished-summary", "You made " + n + (n === 1 ? " judgment." : " judgments."));
+    }
+    if (panel.hidden) {
+      panel.hidden = false;
+      panel.querySelector("h2").focus();
+    }
   }
 
   function showCurrent() {
@@ -299,6 +330,8 @@
   });
 
   /* ---- start ---- */
+  // On a phone the topic details start folded so the document starts on the first screen.
+  if (window.matchMedia && window.matchMedia("(max-width: 800px)").matches) { $("topic-details").open = false; }
   renderProgress(state.progress);
   showCurrent();
   if (queue.length) { status("Sending judgments saved earlier…", false); flush(); }
