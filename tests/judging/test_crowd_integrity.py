@@ -173,7 +173,7 @@ def test_the_judging_page_of_a_crowd_worker_has_no_per_topic_progress(campaign):
     client = Client()
     _start(client, campaign)
     html = client.get(_url("crowd-judge", campaign)).content.decode()
-    assert 'id="topic-progress-box" hidden' in html
+    assert 'id="topic-progress-block" hidden' in html
 
 
 def test_the_lead_exports_workers_with_codes_counts_gold_accuracy_and_status(client, collection, make_campaign, lead,
