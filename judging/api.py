@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from campaign_core.services.quality import assessor_block, assessor_unblock
 from collections_app.models import Membership
 from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
@@ -28,7 +29,6 @@ from judging.services.campaigns import campaign_set_status
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.prels import campaign_prels
 from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
-from judging.services.quality import assessor_block, assessor_unblock
 from judging.services.rejudge import rejudge_request
 
 CONFLICT_CODES = {"campaign_closed": status.HTTP_409_CONFLICT, "batch_complete": status.HTTP_409_CONFLICT,

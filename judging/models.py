@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from campaign_core.models import AssessorQualityBase, LeaseBase
 from collections_app.models import Collection, Pool, PoolPair, QrelsSet
 
 
@@ -104,7 +105,7 @@ class Campaign(models.Model):
         return self.name
 
 
-class Assessor(models.Model):
+class Assessor(AssessorQualityBase):
     """Someone who judges in one campaign: an expert with an account, or a crowd worker."""
 
     class Kind(models.TextChoices):
@@ -134,12 +135,6 @@ class Assessor(models.Model):
     consented_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     completion_code = models.CharField(max_length=100, blank=True)
-    blocked = models.BooleanField(default=False, help_text="Stopped (e.g. low gold accuracy); labels kept for audit.")
-    blocked_reason = models.CharField(max_length=300, blank=True)
-    blocked_at = models.DateTimeField(null=True, blank=True)
-    gold_check_waived = models.BooleanField(
-        default=False, help_text="A lead unblocked this assessor: the automatic gold check leaves them alone."
-    )
 
     class Meta:
         ordering = ["campaign", "id"]
@@ -157,6 +152,11 @@ class Assessor(models.Model):
         ]
 
     def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        """Return how the lead's pages name the assessor: username, or platform:worker id."""
         if self.user_id:
             return self.user.get_username()
         return f"{self.platform or 'crowd'}:{self.worker_id}"
@@ -198,13 +198,11 @@ class Item(models.Model):
         return f"item {self.position} of {self.campaign_id}"
 
 
-class Lease(models.Model):
+class Lease(LeaseBase):
     """A time-limited claim of an item by an assessor; expired leases return the item to the queue."""
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="leases")
     assessor = models.ForeignKey(Assessor, on_delete=models.CASCADE, related_name="leases")
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField(db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["item", "assessor"], name="lease_unique_assessor")]

@@ -29,9 +29,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
+from campaign_core.services.audit import audit
 from collections_app.models import Membership, Pool, PoolPair, QrelsEntry
 from judging.models import Assessor, Campaign, Item, Lease
-from judging.services.audit import audit
 
 MAX_REPLICATION = 50
 

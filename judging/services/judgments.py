@@ -33,9 +33,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from campaign_core.services.quality import refuse_blocked
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
 from judging.services.adaptive import after_judgment
-from judging.services.allocation import _open_items
+from judging.services.allocation import open_items
 from judging.services.quality import gold_check
 
 MAX_ACTIVE_SECONDS = 2 * 3600.0
@@ -90,16 +91,11 @@ def _revise(*, judgment: Judgment, assessor: Assessor, grade, skipped, skip_reas
     return judgment
 
 
-def _refuse_blocked(assessor: Assessor) -> None:
-    if assessor.blocked:
-        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
-
-
 def _may_judge(*, assessor: Assessor, item: Item, now) -> bool:
     """Return True if the assessor holds a live lease on the item or the item is still open to them."""
     if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).exists():
         return True
-    return _open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists()
+    return open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists()
 
 
 def _apply_gold_threshold(assessor: Assessor) -> None:
@@ -148,7 +144,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
                     if revision.judgment.assessor_id != assessor.pk:
                         raise ValidationError("This client token was used by someone else.", code="token_reused")
                     return revision.judgment
-                _refuse_blocked(assessor)
+                refuse_blocked(assessor)
                 judgment = _revise(judgment=existing, assessor=assessor, grade=grade, skipped=skipped,
                                    skip_reason=skip_reason, comment=comment, seconds=seconds, token=token)
             else:
@@ -173,7 +169,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
 
 def _record(*, assessor, item, grade, skipped, skip_reason, comment, seconds, token, now) -> Judgment:
     campaign = assessor.campaign
-    _refuse_blocked(assessor)
+    refuse_blocked(assessor)
     if campaign.status != Campaign.Status.ACTIVE:
         raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
     if assessor.kind == Assessor.Kind.CROWD:

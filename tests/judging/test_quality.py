@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from campaign_core.services.quality import assessor_block, assessor_unblock, quality_log
 from collections_app.models import Membership
 from judging.dashboard.choices import choice
 from judging.dashboard.selectors import campaign_dashboard
@@ -20,7 +21,6 @@ from judging.models import Assessor, Item, Judgment, Lease
 from judging.selectors import campaign_progress
 from judging.services.allocation import item_next
 from judging.services.judgments import judgment_submit
-from judging.services.quality import assessor_block, assessor_unblock, quality_log
 from judging.services.rejudge import rejudge_request
 from tests.conftest import make_user
 from tests.judging.conftest import build_gold, build_pool, expert
