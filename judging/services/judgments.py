@@ -19,6 +19,8 @@ Rules:
   (``judging.services.quality.gold_check``, unless a lead waived the check by unblocking
   them): they get no more work, their labels leave the final labels (they stay in the
   database for audit) and the regular items they judged are offered to others again.
+- A paused or finished campaign takes neither answers nor revisions (``campaign_closed``), as
+  in preference campaigns; a retried request still gets its judgment back.
 - A blocked assessor may neither answer nor revise (``blocked``); a retried request still
   gets back the judgment its token recorded. ``judgment_count`` counts only unblocked
   assessors' judgments (see ``quality``), so only an unblocked assessor's new judgment bumps it.
@@ -91,6 +93,12 @@ def _revise(*, judgment: Judgment, assessor: Assessor, grade, skipped, skip_reas
     return judgment
 
 
+def _refuse_closed(campaign: Campaign) -> None:
+    """Raise ValidationError(code="campaign_closed") unless the campaign is active: no answers, no revisions."""
+    if campaign.status != Campaign.Status.ACTIVE:
+        raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
+
+
 def _may_judge(*, assessor: Assessor, item: Item, now) -> bool:
     """Return True if the assessor holds a live lease on the item or the item is still open to them."""
     if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).exists():
@@ -145,6 +153,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
                         raise ValidationError("This client token was used by someone else.", code="token_reused")
                     return revision.judgment
                 refuse_blocked(assessor)
+                _refuse_closed(assessor.campaign)
                 judgment = _revise(judgment=existing, assessor=assessor, grade=grade, skipped=skipped,
                                    skip_reason=skip_reason, comment=comment, seconds=seconds, token=token)
             else:
@@ -170,8 +179,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
 def _record(*, assessor, item, grade, skipped, skip_reason, comment, seconds, token, now) -> Judgment:
     campaign = assessor.campaign
     refuse_blocked(assessor)
-    if campaign.status != Campaign.Status.ACTIVE:
-        raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
+    _refuse_closed(campaign)
     if assessor.kind == Assessor.Kind.CROWD:
         if Judgment.objects.filter(assessor=assessor).count() >= campaign.crowd_batch_size:
             raise ValidationError("Your batch is complete.", code="batch_complete")
