@@ -104,6 +104,22 @@ def test_freeze_download_and_compare_qrels_versions(client, campaign, lead, alic
     assert 'id="comparison"' in body and f"only in v{v2.number}: 1" in body
 
 
+def test_comparing_a_version_with_a_malformed_line_names_the_line_instead_of_dropping_it(client, campaign, lead,
+                                                                                        alice, bob):
+    _judge(client, alice, campaign, [1])
+    _judge(client, bob, campaign, [1])
+    _login(client, lead)
+    url = reverse("campaign-qrels", args=[campaign.collection.slug, campaign.pk])
+    client.post(url, {"rule": "majority", "description": "first"})
+    client.post(url, {"rule": "majority", "description": "second"})
+    v1, v2 = QrelsVersion.objects.order_by("number")
+    QrelsVersion.objects.filter(pk=v2.pk).update(content=v2.content + "401 0 D1-9\n")  # edited outside the app
+    body = client.get(url, {"a": v1.number, "b": v2.number}, follow=True).content.decode()
+    line = len(v2.content.splitlines()) + 1
+    assert f"Cannot compare: qrels v{v2.number}:{line}: expected 4 whitespace-separated fields" in body
+    assert 'id="comparison"' not in body
+
+
 def test_judgments_export_in_csv_and_jsonl(client, campaign, lead, alice):
     _judge(client, alice, campaign, [2])
     _login(client, lead)
