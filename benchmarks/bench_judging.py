@@ -56,7 +56,7 @@ def main() -> int:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from collections_app.demo.setup import demo_setup
+    from demo.setup import demo_setup
     from judging.models import Assessor, Item
     from judging.services.allocation import item_next
     from judging.services.campaigns import campaign_create
