@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "judging",
     "evaluation",
     "preferences",
+    "hub",
     "demo",
 ]
 

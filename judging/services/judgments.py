@@ -27,7 +27,6 @@ Rules:
 """
 from __future__ import annotations
 
-import math
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
@@ -35,24 +34,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from campaign_core.active_time import clamp_seconds
 from campaign_core.services.quality import refuse_blocked
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
 from judging.services.adaptive import after_judgment
 from judging.services.allocation import open_items
 from judging.services.quality import gold_check
-
-MAX_ACTIVE_SECONDS = 2 * 3600.0
-
-
-def clamp_seconds(value: float) -> float:
-    """Return active seconds sanity-clamped to [0, 2 h]; NaN and garbage become 0."""
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    if math.isnan(seconds):
-        return 0.0
-    return max(0.0, min(seconds, MAX_ACTIVE_SECONDS))
 
 
 def _validate_label(*, assessor: Assessor, grade, skipped: bool) -> None:

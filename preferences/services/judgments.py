@@ -10,8 +10,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from campaign_core.active_time import clamp_seconds
 from campaign_core.services.quality import refuse_blocked
-from judging.services.judgments import clamp_seconds
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease, PrefRevision
 from preferences.services.quality import gold_accuracy, gold_check
 
