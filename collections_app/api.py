@@ -18,7 +18,7 @@ from collections_app import selectors, serializers
 from collections_app.access import collection_for_user, collections_visible_to
 from collections_app.filters import DocumentFilter, PoolPairFilter, RunFilter
 from collections_app.models import Collection, Document, Job, Pool, PoolPair, QrelsSet, Run, Topic
-from collections_app.pooling.stats import pool_stats
+from collections_app.pool_stats import pool_stats
 from collections_app.services import collections as collection_services
 from collections_app.services import pools as pool_services
 from collections_app.services import runs

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from collections_app import forms, selectors
 from collections_app.access import collection_for_user, collections_visible_to, role_in
 from collections_app.models import Job, Membership, Run
-from collections_app.pooling.stats import pool_stats
+from collections_app.pool_stats import pool_stats
 from collections_app.services import collections as collection_services
 from collections_app.services import pools as pool_services
 from collections_app.services import runs
