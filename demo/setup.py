@@ -22,6 +22,7 @@ from collections_app.services.pools import pool_build
 from demo import corpus as demo_corpus
 from demo import retrieval
 from judging.models import Campaign
+from judging.plan import CampaignPlan
 from judging.services.campaigns import campaign_create
 from preferences.models import PrefCampaign
 from preferences.services.campaigns import side_by_side_create
@@ -88,9 +89,10 @@ def _ensure_campaign(*, collection: Collection, users: dict, report: DemoReport)
         return
     campaign = campaign_create(
         collection=collection, pool=collection.pools.get(name=POOL_NAME), name=CAMPAIGN_NAME,
-        created_by=users["lead"], assessors=[users["alice"], users["bob"]], overlap="fraction",
-        overlap_fraction=0.2, seed=0, gold_qrels=collection.qrels_sets.get(name=QRELS_NAME), gold_rate=0.1,
-        crowd_enabled=True, crowd_batch_size=10,
+        created_by=users["lead"], assessors=[users["alice"], users["bob"]],
+        plan=CampaignPlan.of(overlap="fraction", overlap_fraction=0.2, seed=0,
+                             gold_qrels=collection.qrels_sets.get(name=QRELS_NAME), gold_rate=0.1,
+                             crowd_enabled=True, crowd_batch_size=10),
     )
     report.steps.append(f"campaign {campaign.name}: {campaign.items.count()} items for alice and bob")
 

@@ -51,10 +51,11 @@ def campaign_new(request: HttpRequest, slug: str) -> HttpResponse:
     collection = collection_for_user(request.user, slug, lead_only=True)
     form = forms.CampaignCreateForm(request.POST if request.method == "POST" else None, collection=collection)
     if request.method == "POST" and form.is_valid():
-        data = dict(form.cleaned_data)
-        data["assessors"] = list(data["assessors"])
+        data = form.cleaned_data
         try:
-            campaign = campaign_create(collection=collection, created_by=request.user, **data)
+            campaign = campaign_create(collection=collection, pool=data["pool"], name=data["name"],
+                                       created_by=request.user, assessors=list(data["assessors"]),
+                                       plan=form.campaign_plan)
         except ValidationError as error:
             form.add_error(None, error)
         else:

@@ -76,6 +76,7 @@ def _assert_filled_exactly(items, judgments, handed: Counter, *, expected_judgme
 
 def test_fifty_assessors_on_a_relevance_campaign(collection, lead):
     from judging.models import Assessor, Item, Judgment
+    from judging.plan import CampaignPlan
     from judging.services.allocation import item_next
     from judging.services.campaigns import campaign_create
     from judging.services.judgments import judgment_submit
@@ -84,7 +85,8 @@ def test_fifty_assessors_on_a_relevance_campaign(collection, lead):
     Membership.objects.bulk_create(
         Membership(collection=collection, user=u, role=Membership.Role.ASSESSOR) for u in users)
     campaign = campaign_create(collection=collection, pool=build_pool(collection, topics=6, docs=10), name="race",
-                               created_by=lead, assessors=users, overlap="replicate", judgments_per_pair=3)
+                               created_by=lead, assessors=users,
+                               plan=CampaignPlan.of(overlap="replicate", judgments_per_pair=3))
     handed = _race(
         list(Assessor.objects.filter(campaign=campaign).values_list("pk", flat=True)),
         load=lambda pk: Assessor.objects.select_related("campaign__collection").get(pk=pk),

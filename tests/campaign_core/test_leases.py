@@ -20,6 +20,7 @@ def test_every_campaign_kind_has_its_lease_model_registered():
 
 def test_leases_expire_deletes_expired_leases_of_both_kinds_and_keeps_live_ones(make_sbs, alice, bob):
     from judging.models import Assessor
+    from judging.plan import CampaignPlan
     from judging.services.allocation import item_next
     from judging.services.campaigns import campaign_create
     from tests.judging.conftest import build_pool
@@ -28,7 +29,7 @@ def test_leases_expire_deletes_expired_leases_of_both_kinds_and_keeps_live_ones(
     pref_item = pref_allocation.item_next(assessor=PrefAssessor.objects.get(campaign=pref, user=alice))
     pool = build_pool(pref.collection, name="judged", topics=1, docs=3)
     campaign = campaign_create(collection=pref.collection, pool=pool, name="rel", created_by=alice,
-                               assessors=[alice, bob], lease_seconds=60)
+                               assessors=[alice, bob], plan=CampaignPlan.of(lease_seconds=60))
     rel_item = item_next(assessor=Assessor.objects.get(campaign=campaign, user=alice))
     assert pref_item is not None and rel_item is not None
 

@@ -270,13 +270,15 @@ def test_the_dashboard_progress_leaves_out_a_blocked_assessors_work(client, camp
 @pytest.mark.skipif(connection.vendor != "postgresql",
                     reason="needs real row locks and parallel connections (PostgreSQL); SQLite serializes writers")
 def test_blocks_during_judging_keep_the_counts_exact_and_never_deadlock(collection, lead):
+    from judging.plan import CampaignPlan
     from judging.services.campaigns import campaign_create
 
     users = [make_user(f"racer{i}") for i in range(8)]
     Membership.objects.bulk_create(Membership(collection=collection, user=u, role=Membership.Role.ASSESSOR)
                                    for u in users)
     campaign = campaign_create(collection=collection, pool=build_pool(collection, topics=4, docs=6), name="race",
-                               created_by=lead, assessors=users, overlap="replicate", judgments_per_pair=2)
+                               created_by=lead, assessors=users,
+                               plan=CampaignPlan.of(overlap="replicate", judgments_per_pair=2))
     ids = list(Assessor.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True))
     start = threading.Barrier(len(ids) + 1)
     errors: list[BaseException] = []

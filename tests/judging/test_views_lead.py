@@ -63,6 +63,21 @@ def test_invalid_campaign_form_shows_errors_and_creates_nothing(client, collecti
     assert not Campaign.objects.exists()
 
 
+def test_the_form_refuses_a_plan_that_breaks_a_rule_with_the_plans_message(client, collection, lead, alice):
+    pool = make_pool(collection)
+    _login(client, lead)
+    response = client.post(reverse("campaign-new", args=[collection.slug]), {
+        "name": "greedy gold", "pool": pool.pk, "assessors": [alice.pk], "split": "shared_queue",
+        "overlap": "none", "judgments_per_pair": 1, "overlap_fraction": 0, "calibration_size": 0,
+        "order": "pool", "seed": 0, "lease_seconds": 300, "gold_rate": 0.7, "gold_accuracy_threshold": 0,
+        "crowd_batch_size": 10,
+    })
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "The gold rate must lie in [0, 0.5]." in page and "A gold rate needs gold qrels." in page
+    assert not Campaign.objects.exists()
+
+
 def test_overview_shows_progress_assessors_and_crowd_link(client, campaign, lead, alice):
     _judge(client, alice, campaign, [1, 2])
     _login(client, lead)
