@@ -92,6 +92,7 @@ def main() -> int:
     from django.db import connection
 
     from judging.models import Assessor
+    from judging.plan import CampaignPlan
     from judging.services.allocation import item_next
     from judging.services.campaigns import campaign_create
     from judging.services.judgments import judgment_submit
@@ -104,7 +105,7 @@ def main() -> int:
           f"p95<=50ms")
     for order in args.orders.split(","):
         campaign = campaign_create(collection=collection, pool=pool, name=f"bench {order}", created_by=lead,
-                                   assessors=users, order=order)
+                                   assessors=users, plan=CampaignPlan.of(order=order))
         assessors = list(Assessor.objects.select_related("campaign__collection").filter(campaign=campaign))
         t = time.perf_counter()
         item_next(assessor=assessors[0])  # first request computes every topic's priorities once

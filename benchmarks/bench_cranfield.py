@@ -38,7 +38,7 @@ def load():
 
 def variants():
     """Return (tag, Variant, document field, depth) for every run to generate."""
-    from collections_app.demo.retrieval import Variant
+    from demo.retrieval import Variant
 
     out = []
     for k1 in (0.5, 0.9, 1.2, 1.6, 2.0):
@@ -63,7 +63,7 @@ def variants():
 
 
 def make_runs(docs, topics, seed: int):
-    from collections_app.demo.retrieval import run_variant
+    from demo.retrieval import run_variant
 
     title_docs = [{**d, "text": ""} for d in docs]
     rankings: dict[str, dict[str, list[str]]] = {}

@@ -56,8 +56,9 @@ def main() -> int:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from collections_app.demo.setup import demo_setup
+    from demo.setup import demo_setup
     from judging.models import Assessor, Item
+    from judging.plan import CampaignPlan
     from judging.services.allocation import item_next
     from judging.services.campaigns import campaign_create
     from judging.services.judgments import judgment_submit
@@ -74,8 +75,9 @@ def main() -> int:
         """Start a fresh campaign over the demo pool (a new one whenever the previous runs dry)."""
         name = f"bench {uuid.uuid4().hex[:6]}"
         campaign = campaign_create(collection=collection, pool=pool, name=name, created_by=users["lead"],
-                                   assessors=[users["alice"], users["bob"]], overlap="replicate", judgments_per_pair=2,
-                                   gold_qrels=gold, gold_rate=0.1 if gold else 0.0)
+                                   assessors=[users["alice"], users["bob"]],
+                                   plan=CampaignPlan.of(overlap="replicate", judgments_per_pair=2, gold_qrels=gold,
+                                                        gold_rate=0.1 if gold else 0.0))
         return campaign, list(Assessor.objects.select_related("campaign__collection").filter(campaign=campaign))
 
     campaign, assessors = start()

@@ -6,8 +6,6 @@ read, and only leads may change a collection.
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, generics, status
@@ -20,6 +18,10 @@ from collections_app import selectors, serializers
 from collections_app.access import collection_for_user, collections_visible_to
 from collections_app.filters import DocumentFilter, PoolPairFilter, RunFilter
 from collections_app.models import Collection, Document, Job, Membership, Pool, PoolPair, QrelsSet, Run, Topic
+from collections_app.pool_stats import pool_stats
+from collections_app.services import collections as collection_services
+from collections_app.services import pools as pool_services
+from collections_app.services import runs
 from collections_app.tasks import job_start
 
 
@@ -78,11 +80,9 @@ class CollectionListCreate(generics.ListCreateAPIView):
 
     @extend_schema(request=serializers.CollectionCreateSerializer, responses={201: serializers.CollectionSerializer})
     def post(self, request: Request, *args, **kwargs) -> Response:
-        from collections_app.services.collections import collection_create
-
         data = serializers.CollectionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        collection = collection_create(**data.validated_data, created_by=request.user)
+        collection = collection_services.collection_create(**data.validated_data, created_by=request.user)
         context = {"roles": selectors.roles_by_collection(request.user)}
         return Response(serializers.CollectionSerializer(collection, context=context).data, status=status.HTTP_201_CREATED)
 
@@ -110,12 +110,10 @@ class MemberListCreate(CollectionScoped, APIView):
 
     @extend_schema(request=serializers.MembershipInputSerializer, responses={200: serializers.MembershipSerializer})
     def post(self, request: Request, slug: str) -> Response:
-        from collections_app.services.collections import membership_set
-
         collection = self.collection(lead_only=True)
         data = serializers.MembershipInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        membership = membership_set(collection=collection, user=data.validated_data["username"],
+        membership = collection_services.membership_set(collection=collection, user=data.validated_data["username"],
                                     role=data.validated_data["role"])
         return Response(serializers.MembershipSerializer(membership).data)
 
@@ -219,10 +217,7 @@ class RunDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
         return get_object_or_404(Run.objects.filter(collection=self.collection_for_method()), tag=self.kwargs["tag"])
 
     def perform_destroy(self, instance: Run) -> None:
-        if instance.pools.filter(frozen=True).exists():
-            raise ValidationError("The run contributed to a frozen pool and cannot be deleted.", code="run_in_frozen_pool")
-        with transaction.atomic():
-            instance.delete()
+        runs.run_delete(run=instance)
 
 
 class PoolList(CollectionScoped, generics.ListAPIView):
@@ -255,9 +250,7 @@ class PoolDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
         return get_object_or_404(self.visible_pools(), name=self.kwargs["name"])
 
     def perform_destroy(self, instance) -> None:
-        from collections_app.services.pools import pool_delete
-
-        pool_delete(pool=instance)
+        pool_services.pool_delete(pool=instance)
 
 
 class PoolDeepen(CollectionScoped, APIView):
@@ -279,8 +272,6 @@ class PoolStats(CollectionScoped, APIView):
 
     @extend_schema(responses={200: OpenApiResponse(description="pool_stats() dictionary")})
     def get(self, request: Request, slug: str, name: str) -> Response:
-        from collections_app.pooling.stats import pool_stats
-
         pool = get_object_or_404(self.visible_pools(), name=name)
         return Response(pool_stats(pool))
 

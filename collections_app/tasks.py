@@ -22,6 +22,8 @@ from django.utils.text import get_valid_filename
 from django_tasks import task
 
 from collections_app.models import Collection, Job
+from collections_app.services import imports
+from collections_app.services.pools import pool_build, pool_deepen
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +100,6 @@ def _perform(job: Job) -> dict:
 
 
 def _dispatch(job: Job, progress: _ProgressRecorder) -> dict:
-    from collections_app.services import imports
-
     params = job.parameters
     collection = job.collection
     user = job.created_by
@@ -142,8 +142,6 @@ def _dispatch(job: Job, progress: _ProgressRecorder) -> dict:
 
 
 def _build_pool(job: Job, progress: _ProgressRecorder) -> dict:
-    from collections_app.services.pools import pool_build, pool_deepen
-
     if job.parameters.get("deepen"):
         pool = job.collection.pools.filter(name=job.parameters["deepen"]).first()
         if pool is None:

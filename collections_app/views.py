@@ -17,6 +17,10 @@ from django.views.decorators.http import require_POST
 from collections_app import forms, selectors
 from collections_app.access import collection_for_user, collections_visible_to, role_in
 from collections_app.models import Job, Membership, Run
+from collections_app.pool_stats import pool_stats
+from collections_app.services import collections as collection_services
+from collections_app.services import pools as pool_services
+from collections_app.services import runs
 from collections_app.tasks import job_start
 
 UPLOAD_KINDS = {
@@ -48,11 +52,9 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def collection_create(request: HttpRequest) -> HttpResponse:
     """Create a collection with a scale preset; the creator becomes its lead."""
-    from collections_app.services.collections import collection_create as create
-
     form = forms.CollectionCreateForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
-        collection = create(**form.cleaned_data, created_by=request.user)
+        collection = collection_services.collection_create(**form.cleaned_data, created_by=request.user)
         messages.success(request, f"Collection {collection.slug} created. Upload topics, documents and runs next.")
         return redirect("collection-detail", slug=collection.slug)
     return render(request, "collections_app/collection_create.html", {"form": form})
@@ -117,8 +119,6 @@ def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """Show a pool: per-topic sizes, per-run contributions and unique documents, and its pairs."""
-    from collections_app.pooling.stats import pool_stats
-
     collection = collection_for_user(request.user, slug)
     is_lead = collection.viewer_role == Membership.Role.LEAD
     pool = get_object_or_404(selectors.pools_for(collection, with_gold=is_lead), name=name)
@@ -155,12 +155,10 @@ def pool_deepen(request: HttpRequest, slug: str, name: str) -> HttpResponse:
 @require_POST
 def pool_delete(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """Delete a pool that is not frozen."""
-    from collections_app.services.pools import pool_delete as delete
-
     collection = collection_for_user(request.user, slug, lead_only=True)
     pool = get_object_or_404(collection.pools, name=name)
     try:
-        delete(pool=pool)
+        pool_services.pool_delete(pool=pool)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect("pool-detail", slug=slug, name=name)
@@ -174,10 +172,11 @@ def run_delete(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     """Delete a run unless a frozen pool was built from it."""
     collection = collection_for_user(request.user, slug, lead_only=True)
     run = get_object_or_404(Run, collection=collection, tag=tag)
-    if run.pools.filter(frozen=True).exists():
-        messages.error(request, f"Run {tag} contributed to a frozen pool and cannot be deleted.")
+    try:
+        runs.run_delete(run=run)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
     else:
-        run.delete()
         messages.success(request, f"Run {tag} deleted.")
     return redirect("collection-detail", slug=slug)
 
@@ -185,8 +184,6 @@ def run_delete(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
 @login_required
 def members(request: HttpRequest, slug: str) -> HttpResponse:
     """List a collection's members; leads add people by username or change their role."""
-    from collections_app.services.collections import membership_set
-
     collection = collection_for_user(request.user, slug)
     is_lead = role_in(request.user, collection) == Membership.Role.LEAD
     form = forms.MemberForm(request.POST if request.method == "POST" else None)
@@ -194,7 +191,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         collection = collection_for_user(request.user, slug, lead_only=True)
         if form.is_valid():
             user, role = form.cleaned_data["username"], form.cleaned_data["role"]
-            membership_set(collection=collection, user=user, role=role)
+            collection_services.membership_set(collection=collection, user=user, role=role)
             messages.success(request, f"{user.username} is now {role} of {collection.slug}.")
             return redirect("collection-members", slug=slug)
     context = {"collection": collection, "members": selectors.members_of(collection), "form": form, "is_lead": is_lead}

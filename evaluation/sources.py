@@ -18,7 +18,7 @@ from collections_app.models import Collection, Pool, QrelsEntry, QrelsSet
 from judging.models import Campaign, QrelsVersion
 from judging.services.prels import CampaignPrels, prels_from_labels
 from judging.services.qrels import RULES, final_labels
-from metrics import Qrels, qrels_from_dict
+from metrics import MetricsInputError, Qrels, qrels_from_dict, qrels_from_text
 
 SAMPLE = Pool.Strategy.SAMPLE
 SAMPLED_NOTE = " · sampled pool"
@@ -95,18 +95,18 @@ def parse_source(collection: Collection, token: str | None) -> QrelsSource | Non
     raise ValidationError(f"No qrels source {token!r} in this collection.", code="bad_source")
 
 
-def parse_trec_qrels(text: str) -> dict[str, dict[str, int]]:
+def parse_trec_qrels(text: str, *, name: str = "qrels") -> dict[str, dict[str, int]]:
     """Parse TREC qrels text (``qid iter docno grade``) into ``{qid: {docno: grade}}``.
+
+    Strict (``metrics.qrels_from_text``): a malformed line raises ``MetricsInputError`` naming
+    ``name`` and the line instead of being dropped.
 
     >>> parse_trec_qrels("1 0 d1 2\\n1 0 d2 0\\n")
     {'1': {'d1': 2, 'd2': 0}}
     """
     data: dict[str, dict[str, int]] = {}
-    for line in text.splitlines():
-        fields = line.split()
-        if len(fields) != 4:
-            continue
-        data.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+    for (qid, docno), grade in qrels_from_text(text, name=name).items():
+        data.setdefault(qid, {})[docno] = grade
     return data
 
 
@@ -114,7 +114,10 @@ def source_dict(collection: Collection, source: QrelsSource) -> dict[str, dict[s
     """Return the judgments of a source as ``{qid: {docno: grade}}`` (one or two queries)."""
     if source.kind == "version":
         content = QrelsVersion.objects.filter(collection=collection, number=int(source.key)).values_list("content", flat=True).get()
-        return parse_trec_qrels(content)
+        try:
+            return parse_trec_qrels(content, name=f"qrels v{source.key}")
+        except MetricsInputError as error:  # a version edited outside the app; never written by a freeze
+            raise ValidationError(str(error), code="bad_qrels") from None
     if source.kind == "set":
         data: dict[str, dict[str, int]] = {}
         rows = QrelsEntry.objects.filter(qrels_set_id=int(source.key), qrels_set__collection=collection).values_list(

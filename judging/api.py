@@ -17,22 +17,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from campaign_core.services.quality import assessor_block, assessor_unblock
 from collections_app.models import Membership
 from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
 from judging.dashboard.choices import choice
 from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
+from judging.refusals import REFUSAL_STATUS
 from judging.services.allocation import item_next
 from judging.services.campaigns import campaign_set_status
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.prels import campaign_prels
 from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
-from judging.services.quality import assessor_block, assessor_unblock
 from judging.services.rejudge import rejudge_request
 
-CONFLICT_CODES = {"campaign_closed": status.HTTP_409_CONFLICT, "batch_complete": status.HTTP_409_CONFLICT,
-                  "blocked": status.HTTP_403_FORBIDDEN}
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 
@@ -46,7 +45,7 @@ class ServiceRefused(exceptions.APIException):
 
 def _refused(error: ValidationError) -> Exception:
     code = getattr(error, "code", None)
-    return ServiceRefused(error, CONFLICT_CODES[code]) if code in CONFLICT_CODES else error
+    return ServiceRefused(error, REFUSAL_STATUS[code]) if code in REFUSAL_STATUS else error
 
 
 class CampaignScoped:

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 
 from collections_app.models import Membership, Pool, QrelsSet
 from judging.models import Campaign, QrelsVersion
+from judging.plan import FLAT_NAMES, CampaignPlan
 
 
 class CampaignCreateForm(forms.Form):
@@ -46,6 +48,18 @@ class CampaignCreateForm(forms.Form):
         self.fields["assessors"].initial = list(
             Membership.objects.filter(collection=collection, role=Membership.Role.ASSESSOR).values_list("user_id", flat=True)
         )
+
+    def clean(self) -> dict:
+        """Build the campaign plan once from the options (its rules name what is wrong)."""
+        data = super().clean()
+        own = [name for name in FLAT_NAMES if name in self.fields]  # crowd entry settings have their own form
+        options = {name: data[name] for name in own if name in data}
+        if len(options) == len(own):  # every option parsed: check the combination
+            try:
+                self.campaign_plan = CampaignPlan.of(**options)
+            except ValidationError as error:
+                raise forms.ValidationError(error.error_list) from None
+        return data
 
 
 class AdjudicateForm(forms.Form):

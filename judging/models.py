@@ -20,6 +20,7 @@ from django.db import models
 from django.db.models import Q
 
 from campaign_core.crowd_models import CrowdSettings
+from campaign_core.models import AssessorQualityBase, LeaseBase
 from collections_app.models import Collection, Pool, PoolPair, QrelsSet
 
 
@@ -110,7 +111,7 @@ class Campaign(CrowdSettings):
         return self.name
 
 
-class Assessor(models.Model):
+class Assessor(AssessorQualityBase):
     """Someone who judges in one campaign: an expert with an account, or a crowd worker."""
 
     class Kind(models.TextChoices):
@@ -143,12 +144,6 @@ class Assessor(models.Model):
     completion_code = models.CharField(max_length=100, blank=True)
     completion_code_shown_at = models.DateTimeField(
         null=True, blank=True, help_text="When the worker's completion page showed the code (it is shown once).")
-    blocked = models.BooleanField(default=False, help_text="Stopped (e.g. low gold accuracy); labels kept for audit.")
-    blocked_reason = models.CharField(max_length=300, blank=True)
-    blocked_at = models.DateTimeField(null=True, blank=True)
-    gold_check_waived = models.BooleanField(
-        default=False, help_text="A lead unblocked this assessor: the automatic gold check leaves them alone."
-    )
 
     class Meta:
         ordering = ["campaign", "id"]
@@ -167,6 +162,11 @@ class Assessor(models.Model):
         ]
 
     def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        """Return how the lead's pages name the assessor: username, or platform:worker id."""
         if self.user_id:
             return self.user.get_username()
         if self.kind == self.Kind.MODEL:
@@ -210,13 +210,11 @@ class Item(models.Model):
         return f"item {self.position} of {self.campaign_id}"
 
 
-class Lease(models.Model):
+class Lease(LeaseBase):
     """A time-limited claim of an item by an assessor; expired leases return the item to the queue."""
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="leases")
     assessor = models.ForeignKey(Assessor, on_delete=models.CASCADE, related_name="leases")
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField(db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["item", "assessor"], name="lease_unique_assessor")]

@@ -9,6 +9,7 @@ from collections import defaultdict
 
 from django.db.models import Count, F, Q, Sum
 
+from judging.access import campaigns_for_assessor
 from judging.models import Assessor, Campaign, Item, Judgment
 
 
@@ -143,3 +144,17 @@ def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=()) -> 
         adjudication = getattr(item, "adjudication", None)  # a missing reverse one-to-one raises AttributeError
         rows.append({"item": item, "pair": item.pair, "labels": labels[item.pk], "adjudication": adjudication})
     return rows
+
+
+def assessor_campaign_rows(*, user) -> list[dict]:
+    """Return the active campaigns the user judges in as an expert, each with the user's progress.
+
+    Rows: {"campaign", "progress"}, newest campaign first (``judging.access.campaigns_for_assessor``).
+    """
+    campaigns = campaigns_for_assessor(user).select_related("collection")
+    assessors = {a.campaign_id: a for a in
+                 Assessor.objects.filter(user=user, campaign__in=campaigns).select_related("campaign")}
+    return [{"campaign": campaign,
+             "progress": (progress_for_assessor(assessor=assessors[campaign.pk]) if campaign.pk in assessors
+                          else {"done": 0, "assigned": 0})}
+            for campaign in campaigns]

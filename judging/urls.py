@@ -6,7 +6,6 @@ from judging.views import assessor, crowd, dashboard, lead
 campaigns = "c/<slug:slug>/campaigns/"
 campaign = campaigns + "<int:campaign_id>/"
 urlpatterns = [
-    path("judge/", assessor.my_campaigns, name="my-campaigns"),
     path("judge/<int:campaign_id>/", assessor.judge_page, name="judge"),
     path("judge/<int:campaign_id>/state.json", assessor.judge_state, name="judge-state"),
     path("judge/<int:campaign_id>/submit.json", assessor.judge_submit, name="judge-submit"),

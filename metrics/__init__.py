@@ -10,10 +10,11 @@ from . import correlation, significance
 from .evaluate import EvaluationResult, MissingTopicsWarning, evaluate, evaluate_many, results_to_csv, results_to_json
 from .io import MetricsInputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_arrays, run_from_dict
 from .measures.batch import qrels_without, ranked_docnos
+from .qrels_text import qrels_from_text, qrels_to_text
 from .registry import Measure, register, registry, resolve
 
 __all__ = [
     "EvaluationResult", "correlation", "significance", "Measure", "MetricsInputError", "MissingTopicsWarning", "Qrels", "Run", "evaluate",
-    "evaluate_many", "qrels_from_dict", "qrels_without", "ranked_docnos", "read_qrels", "read_run", "register", "registry", "resolve",
+    "evaluate_many", "qrels_from_dict", "qrels_from_text", "qrels_to_text", "qrels_without", "ranked_docnos", "read_qrels", "read_run", "register", "registry", "resolve",
     "results_to_csv", "results_to_json", "run_from_arrays", "run_from_dict",
 ]

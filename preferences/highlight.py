@@ -1,4 +1,4 @@
-"""Snippets with query terms highlighted, built safely.
+"""Snippets with query terms highlighted, built safely (the terms are ``collections_app.query_terms``).
 
 The text is escaped first and only then are matches wrapped in <mark>; the terms are matched
 against the escaped text with the escaped form of each term, so no input (document text,
@@ -10,15 +10,6 @@ import re
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-
-WORD = re.compile(r"\w+", re.UNICODE)
-STOP = {"the", "a", "an", "of", "and", "or", "in", "on", "for", "to", "is", "with", "by", "at", "from"}
-
-
-def query_terms(query: str) -> list[str]:
-    """Return the distinct content words of a query, lower-cased, longest first."""
-    terms = {w.lower() for w in WORD.findall(query or "") if w.lower() not in STOP and len(w) > 1}
-    return sorted(terms, key=lambda t: (-len(t), t))
 
 
 def snippet(text: str, terms: list[str], *, width: int = 240) -> str:

@@ -16,6 +16,7 @@ from django.db import models
 from django.db.models import Q
 
 from campaign_core.crowd_models import CrowdSettings
+from campaign_core.models import AssessorQualityBase, LeaseBase
 from collections_app.models import Collection, Run, Topic
 
 
@@ -65,7 +66,7 @@ class PrefCampaign(CrowdSettings):
         return self.name
 
 
-class PrefAssessor(models.Model):
+class PrefAssessor(AssessorQualityBase):
     """Someone judging in a preference campaign: an expert account or a crowd worker (session)."""
 
     class Kind(models.TextChoices):
@@ -86,12 +87,6 @@ class PrefAssessor(models.Model):
     completion_code = models.CharField(max_length=100, blank=True)
     completion_code_shown_at = models.DateTimeField(
         null=True, blank=True, help_text="When the worker's completion page showed the code (it is shown once).")
-    blocked = models.BooleanField(default=False, help_text="Stopped (low gold accuracy or a lead); judgments kept for audit.")
-    blocked_reason = models.CharField(max_length=300, blank=True)
-    blocked_at = models.DateTimeField(null=True, blank=True)
-    gold_check_waived = models.BooleanField(
-        default=False, help_text="A lead unblocked this worker: the gold accuracy threshold no longer stops them."
-    )
 
     class Meta:
         constraints = [
@@ -136,13 +131,11 @@ class PrefItem(models.Model):
         return f"{self.campaign_id}#{self.position}"
 
 
-class PrefLease(models.Model):
+class PrefLease(LeaseBase):
     """A claim on an item by one assessor until ``expires_at``."""
 
     item = models.ForeignKey(PrefItem, on_delete=models.CASCADE, related_name="leases")
     assessor = models.ForeignKey(PrefAssessor, on_delete=models.CASCADE, related_name="leases")
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField(db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["item", "assessor"], name="preflease_unique_assessor")]

@@ -1,7 +1,8 @@
 """What the assessor page shows for an item: the topic and the two panels in placement order."""
 from __future__ import annotations
 
-from preferences.highlight import highlight, query_terms, snippet
+from collections_app.query_terms import query_terms
+from preferences.highlight import highlight, snippet
 from preferences.models import PrefItem
 
 

@@ -14,12 +14,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaign_core import crowd_binding
 from campaign_core.crowd import CrowdRefused, has_platform_ids
 from campaign_core.crowd_forms import CrowdEntryForm
+from campaign_core.services import quality
 from collections_app.access import collection_for_user
 from preferences import access
 from preferences.forms import CampaignForm
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
 from preferences.panels import item_view
-from preferences.services import allocation, crowd, export, judgments, quality, results
+from preferences.services import allocation, crowd, export, judgments, results
 from preferences.services.campaigns import campaign_set_status, doc_pair_create, side_by_side_create
 
 OPTIONS = ("gold_rate", "gold_accuracy_threshold", "gold_min_answers", "lease_seconds", "crowd_enabled",

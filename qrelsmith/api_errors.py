@@ -14,12 +14,12 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from qrelsmith.errors import ProblemsError
+
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Translate exceptions into the API's single error shape."""
-    from collections_app.importers.errors import ImportFailed
-
-    if isinstance(exc, ImportFailed):
+    if isinstance(exc, ProblemsError):
         return Response(
             {
                 "detail": str(exc).splitlines()[0],

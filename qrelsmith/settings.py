@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "evaluation",
     "preferences",
     "model_assessors",
+    "hub",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/", include("evaluation.api_urls")),
     path("api/", include("preferences.api_urls")),
     path("api/", include("model_assessors.api_urls")),
+    path("", include("hub.urls")),
     path("", include("judging.urls")),
     path("", include("judging.urls_adaptive")),
     path("", include("evaluation.urls")),

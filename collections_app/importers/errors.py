@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from qrelsmith.errors import ProblemsError
+
 MAX_PROBLEMS = 50
 
 
@@ -20,8 +22,8 @@ class ImportProblem:
         return f"{self.file}:{self.line}: {self.message}"
 
 
-class ImportFailed(Exception):
-    """Raised when an import is refused; nothing was changed."""
+class ImportFailed(ProblemsError):
+    """Raised when an import is refused; nothing was changed (the API lists its problems: ``qrelsmith.errors``)."""
 
     def __init__(self, problems: list[ImportProblem], *, code: str = "invalid_file", total: int | None = None) -> None:
         self.problems = list(problems)[:MAX_PROBLEMS]

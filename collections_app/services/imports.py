@@ -117,9 +117,29 @@ def runs_import(*, collection: Collection, sources: list, replace: bool = False,
     collection already has is refused (code "duplicate_run") unless ``replace=True``,
     which swaps that run's rankings for the new ones in the same transaction.
     Docnos missing from the collection are counted per run and reported as warnings.
+
+    Steps: open every source, parse each file (problems are collected, not raised, so one
+    upload reports every bad file), check the tags across files and against the collection,
+    then store everything in one transaction.
     """
     problems = ProblemList()
-    topics = {qid.encode(): pk for qid, pk in collection.topics.values_list("qid", "id")}
+    opened = _open_all(sources)
+    parsed = _runs_parse(collection=collection, opened=opened, problems=problems, progress=progress)
+    if not opened:
+        problems.add("(upload)", None, "no run file was given", code="empty_upload")
+    existing = _runs_check_tags(collection=collection, parsed=parsed, replace=replace, problems=problems)
+    problems.raise_if_any()
+    warnings = [f"run {run.tag}: {unknown} docnos not in the collection" for run, unknown in parsed if unknown]
+    _runs_store(collection=collection, parsed=parsed, existing=existing,
+                fields={"description": description, "group": group, "uploaded_by": user})
+    replaced = sum(1 for run, _ in parsed if run.tag in existing)
+    return ImportSummary(kind="runs", created=len(parsed) - replaced, replaced=replaced,
+                         lines=sum(run.lines for run, _ in parsed), warnings=warnings,
+                         details={"tags": [run.tag for run, _ in parsed]})
+
+
+def _open_all(sources) -> list[Source]:
+    """Open every source, closing those already open if one cannot be opened."""
     opened: list[Source] = []
     try:
         for source in _as_list(sources):
@@ -128,11 +148,21 @@ def runs_import(*, collection: Collection, sources: list, replace: bool = False,
         for source in opened:
             source.close()
         raise
+    return opened
+
+
+def _runs_parse(*, collection: Collection, opened: list[Source], problems: ProblemList,
+                progress: Progress) -> list[tuple[ParsedRun, int]]:
+    """Parse each opened run file (closing them all); return (run, docnos not in the collection) per valid file.
+
+    A file's problems go to ``problems``; its run is left out. Each run's docnos are dropped
+    once counted against the collection, so only the packed rankings stay in memory.
+    """
+    topics = {qid.encode(): pk for qid, pk in collection.topics.values_list("qid", "id")}
     total = sum(s.size for s in opened) if all(s.size is not None for s in opened) else None
     # Bytes, because parsers keep docnos as bytes; loaded once so each run's docnos can be dropped after counting.
     known = {docno.encode() for docno in collection.documents.values_list("docno", flat=True).iterator()}
-    parsed: list[ParsedRun] = []
-    unknown_counts: dict[int, int] = {}
+    parsed: list[tuple[ParsedRun, int]] = []
     done = 0
     try:
         for source in opened:
@@ -148,17 +178,24 @@ def runs_import(*, collection: Collection, sources: list, replace: bool = False,
                 run = None
             done += source.consumed
             if run is not None:
-                unknown_counts[id(run)] = (sum(1 for docno in run.docnos.tolist() if docno not in known)
-                                           if known else len(run.docnos))
+                unknown = (sum(1 for docno in run.docnos.tolist() if docno not in known)
+                           if known else len(run.docnos))
                 run.docnos = run.docnos[:0]
-                parsed.append(run)
+                parsed.append((run, unknown))
     finally:
         for source in opened:
             source.close()
-    if not opened:
-        problems.add("(upload)", None, "no run file was given", code="empty_upload")
+    return parsed
+
+
+def _runs_check_tags(*, collection: Collection, parsed: list[tuple[ParsedRun, int]], replace: bool,
+                     problems: ProblemList) -> dict[str, Run]:
+    """Report tags shared by two files, too long, or already in the collection (unless replacing).
+
+    Returns the collection's existing runs with the uploaded tags, by tag (the rows a replace updates).
+    """
     by_tag: dict[str, str] = {}
-    for run in parsed:
+    for run, _ in parsed:
         if run.tag in by_tag:
             problems.add(run.source_name, None, f"tag {run.tag!r} is also the tag of {by_tag[run.tag]}; "
                          "each file must hold a different run", code="duplicate_run")
@@ -167,44 +204,40 @@ def runs_import(*, collection: Collection, sources: list, replace: bool = False,
             problems.add(run.source_name, None, f"tag {run.tag[:40]!r}... is too long")
     existing = {r.tag: r for r in collection.runs.filter(tag__in=list(by_tag))}
     if existing and not replace:
-        for run in parsed:
+        for run, _ in parsed:
             if run.tag in existing:
                 problems.add(run.source_name, None, f"run {run.tag!r} already exists (ask to replace it)",
                              code="duplicate_run")
-    problems.raise_if_any()
-    warnings: list[str] = []
-    with transaction.atomic():
-        to_store: list[tuple[Run, ParsedRun]] = []
-        for run in parsed:
-            unknown = unknown_counts[id(run)]
-            if unknown:
-                warnings.append(f"run {run.tag}: {unknown} docnos not in the collection")
-            fields = dict(description=description, group=group, uploaded_by=user, source_name=run.source_name[:500],
-                          checksum=run.checksum, num_topics=run.num_topics, num_lines=run.lines,
-                          num_unknown_docnos=unknown)
-            row = existing.get(run.tag)
-            if row is not None:
-                row.rankings.all().delete()
-                for key, value in fields.items():
-                    setattr(row, key, value)
-                row.save()
-            else:
-                row = Run.objects.create(collection=collection, tag=run.tag, **fields)
-            to_store.append((row, run))
-        batch: list[RunRanking] = []
-        for row, run in to_store:
-            for ranking in run.rankings:
-                batch.append(RunRanking(run=row, topic_id=ranking.topic_id, length=ranking.length,
-                                        docnos=ranking.docnos, scores=ranking.scores))
-                if len(batch) >= BATCH:
-                    RunRanking.objects.bulk_create(batch)
-                    batch.clear()
-            run.rankings = []  # let the packed bytes go as soon as they are written
-        RunRanking.objects.bulk_create(batch)
-    replaced = sum(1 for run in parsed if run.tag in existing)
-    return ImportSummary(kind="runs", created=len(parsed) - replaced, replaced=replaced,
-                         lines=sum(run.lines for run in parsed), warnings=warnings,
-                         details={"tags": [run.tag for run in parsed]})
+    return existing
+
+
+@transaction.atomic
+def _runs_store(*, collection: Collection, parsed: list[tuple[ParsedRun, int]], existing: dict[str, Run],
+                fields: dict) -> None:
+    """Write the runs and their rankings in one transaction; an existing tag's rankings are swapped in place."""
+    to_store: list[tuple[Run, ParsedRun]] = []
+    for run, unknown in parsed:
+        values = dict(fields, source_name=run.source_name[:500], checksum=run.checksum, num_topics=run.num_topics,
+                      num_lines=run.lines, num_unknown_docnos=unknown)
+        row = existing.get(run.tag)
+        if row is not None:
+            row.rankings.all().delete()
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.save()
+        else:
+            row = Run.objects.create(collection=collection, tag=run.tag, **values)
+        to_store.append((row, run))
+    batch: list[RunRanking] = []
+    for row, run in to_store:
+        for ranking in run.rankings:
+            batch.append(RunRanking(run=row, topic_id=ranking.topic_id, length=ranking.length,
+                                    docnos=ranking.docnos, scores=ranking.scores))
+            if len(batch) >= BATCH:
+                RunRanking.objects.bulk_create(batch)
+                batch.clear()
+        run.rankings = []  # let the packed bytes go as soon as they are written
+    RunRanking.objects.bulk_create(batch)
 
 
 def qrels_import(*, collection: Collection, source, name: str | None = None, user=None,

@@ -193,15 +193,8 @@ def simulate(
     only qrels topics are simulated. Budgets are judgments per topic. Strategies only ever
     consider each run's top ``max_depth``. Same inputs and seed -> the same report.
     """
-    known = available_strategies()
-    names = list(known) if strategies is None else list(strategies)
-    for name in names:
-        if name not in known:
-            raise ValueError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-    if max_depth < 1 or any(k < 1 for k in depths) or any(b < 1 for b in budgets):
-        raise ValueError("depths, budgets and max_depth must be at least 1")
-    if any(not 0 < r <= 1 for r in sample_rates):
-        raise ValueError("sampling rates must be in (0, 1]")
+    names = _strategy_names(strategies)
+    _check_settings(depths=depths, budgets=budgets, sample_rates=sample_rates, max_depth=max_depth)
     depths, budgets = sorted(set(depths)), sorted(set(budgets))
     topics = sorted(q for q in qrels if q in rankings)
     if not topics:
@@ -222,45 +215,83 @@ def simulate(
         points.append(Point(name, setting, spent, relevant, relevant / findable if findable else math.nan,
                             tau_map, tau_ndcg, maps, ndcgs))
 
-    def label(q: str, d: str) -> int:
-        return qrels[q].get(d, 0)
-
     for name in names:
         if progress:
             progress(name)
         if name == "depth":
-            for k in depths:
-                judged = {q: {d: label(q, d) for d in static.depth_pool(rankings[q], depth=min(k, max_depth))}
-                          for q in topics}
-                add(name, f"k={k}", judged)
+            for setting, judged in _depth_pools(rankings, qrels, depths=depths, max_depth=max_depth):
+                add(name, setting, judged)
             curves[name] = [(p.judgments, p.relevant) for p in points if p.strategy == name]
         elif name == "sample":
-            for rate in sample_rates:
-                strata = ((10, 1.0), (max_depth, rate)) if max_depth > 10 else ((max_depth, rate),)
-                prels, judged = {}, {}
-                for q in topics:
-                    drawn = stratified_sample(rankings[q], strata=strata, seed=seed, topic=q)
-                    prels[q] = {d: Prel(label(q, d) if s.sampled else -1, s.stratum, s.prob) for d, s in drawn.items()}
-                    judged[q] = {d: label(q, d) for d, s in drawn.items() if s.sampled}
-                add(name, f"rate={rate:g}", judged, scorer.estimate(prels))
+            for setting, judged, prels in _samples(rankings, qrels, rates=sample_rates, max_depth=max_depth,
+                                                    seed=seed):
+                add(name, setting, judged, scorer.estimate(prels))
             curves[name] = [(p.judgments, p.relevant) for p in points if p.strategy == name]
         else:
-            orders = {}
-            for q in topics:
-                if name == "roundrobin":
-                    orders[q] = roundrobin_order(rankings[q], depth=max_depth)[: budgets[-1]]
-                elif name == "fused":
-                    orders[q] = fused_order(rankings[q], depth=max_depth)[: budgets[-1]]
-                else:
-                    topic_seed = random.Random(f"{seed}:{q}").randrange(2**31)
-                    orders[q] = adaptive_order(name, rankings[q], qrels[q], level=level, depth=max_depth,
-                                               budget=budgets[-1], seed=topic_seed,
-                                               query=(queries or {}).get(q, ""), texts=texts)
+            orders = _judging_orders(name, rankings, qrels, budget=budgets[-1], max_depth=max_depth, level=level,
+                                     seed=seed, queries=queries, texts=texts)
             for b in budgets:
-                add(name, f"B={b}", {q: {d: label(q, d) for d in orders[q][:b]} for q in topics})
+                add(name, f"B={b}", {q: {d: qrels[q].get(d, 0) for d in orders[q][:b]} for q in topics})
             curves[name] = _discovery_curve(orders, qrels, level, budgets[-1])
     return Report(points, curves, scorer.complete_map, scorer.complete_ndcg, findable, len(topics),
                   len(scorer.tags), seed)
+
+
+def _strategy_names(strategies: Sequence[str] | None) -> list[str]:
+    """Return the strategies to replay (all available ones for None); ValueError names an unknown one."""
+    known = available_strategies()
+    names = list(known) if strategies is None else list(strategies)
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+    return names
+
+
+def _check_settings(*, depths: Sequence[int], budgets: Sequence[int], sample_rates: Sequence[float],
+                    max_depth: int) -> None:
+    if max_depth < 1 or any(k < 1 for k in depths) or any(b < 1 for b in budgets):
+        raise ValueError("depths, budgets and max_depth must be at least 1")
+    if any(not 0 < r <= 1 for r in sample_rates):
+        raise ValueError("sampling rates must be in (0, 1]")
+
+
+def _depth_pools(rankings, qrels, *, depths: Sequence[int], max_depth: int):
+    """Yield (setting, judged labels) of a depth-k pool for each k (unlabelled documents judged 0)."""
+    for k in depths:
+        yield f"k={k}", {q: {d: qrels[q].get(d, 0) for d in static.depth_pool(ranked, depth=min(k, max_depth))}
+                         for q, ranked in rankings.items()}
+
+
+def _samples(rankings, qrels, *, rates: Sequence[float], max_depth: int, seed: int):
+    """Yield (setting, judged labels, prels) of a stratified sample for each sampling rate of the deep band.
+
+    Ranks 1-10 are always judged fully; the prels carry every drawn document's stratum and
+    inclusion probability (-1 for a document drawn but not sampled) for the estimators.
+    """
+    for rate in rates:
+        strata = ((10, 1.0), (max_depth, rate)) if max_depth > 10 else ((max_depth, rate),)
+        prels, judged = {}, {}
+        for q, ranked in rankings.items():
+            drawn = stratified_sample(ranked, strata=strata, seed=seed, topic=q)
+            prels[q] = {d: Prel(qrels[q].get(d, 0) if s.sampled else -1, s.stratum, s.prob) for d, s in drawn.items()}
+            judged[q] = {d: qrels[q].get(d, 0) for d, s in drawn.items() if s.sampled}
+        yield f"rate={rate:g}", judged, prels
+
+
+def _judging_orders(name: str, rankings, qrels, *, budget: int, max_depth: int, level: int, seed: int,
+                    queries: Mapping[str, str] | None, texts: Mapping[str, str] | None) -> dict[str, list[str]]:
+    """Return, per topic, the first ``budget`` documents a fixed-budget or adaptive strategy would judge."""
+    orders = {}
+    for q, ranked in rankings.items():
+        if name == "roundrobin":
+            orders[q] = roundrobin_order(ranked, depth=max_depth)[:budget]
+        elif name == "fused":
+            orders[q] = fused_order(ranked, depth=max_depth)[:budget]
+        else:
+            topic_seed = random.Random(f"{seed}:{q}").randrange(2**31)
+            orders[q] = adaptive_order(name, ranked, qrels[q], level=level, depth=max_depth, budget=budget,
+                                       seed=topic_seed, query=(queries or {}).get(q, ""), texts=texts)
+    return orders
 
 
 def _discovery_curve(orders: Mapping[str, Sequence[str]], qrels, level: int, limit: int) -> list[tuple[int, int]]:

@@ -9,12 +9,11 @@ is someone else, not blocked, and who has not judged it yet: the first
 judgment of an item belongs to its topic's primary assessor (a primary's own live lease is
 then counted twice — conservative, it can only delay an overlap judgment, never add one).
 
-Concurrency (PostgreSQL): ``item_next`` picks a candidate with ``SELECT … FOR UPDATE SKIP
-LOCKED`` so fifty assessors asking at once each lock a different row instead of queueing,
-then re-counts leases and judgments *while holding the item's row lock* (the candidate
-query's snapshot may predate a lease committed a moment ago) before taking a lease. Every
-lease and judgment of an item is written under that same row lock (``judgment_submit``
-locks it too), so the count can't change between the check and the write. The unique
+Concurrency (PostgreSQL): ``item_next`` claims with the campaign core's
+``lease_claim`` (``SELECT … FOR UPDATE SKIP LOCKED``, then a re-count of leases and judgments
+*while holding the item's row lock*, each attempt in its own savepoint). Every lease and
+judgment of an item is written under that same row lock (``judgment_submit`` locks it too),
+so the count can't change between the check and the write. The unique
 constraints on (item, assessor) of leases and judgments are the last line of defence.
 On SQLite row locks don't exist; SQLite lets one writer at a time commit, which serializes
 handing out work (correct, not parallel).
@@ -37,17 +36,16 @@ from django.db.models import Case, Count, Exists, F, IntegerField, OuterRef, Q, 
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from campaign_core.services.leases import lease_claim
 from judging.models import Assessor, Campaign, Item, Judgment, Lease
 from judging.services.adaptive import ADAPTIVE_ORDERS, priorities_start
-
-CLAIM_ATTEMPTS = 8
 
 
 def _judged_by(assessor_ref) -> Exists:
     return Exists(Judgment.objects.filter(item=OuterRef("pk"), assessor=assessor_ref))
 
 
-def _open_items(assessor: Assessor, now, *, gold: bool):
+def open_items(assessor: Assessor, now, *, gold: bool):
     """Return the items open to this assessor (gold or regular ones), annotated with what is taken."""
     campaign = assessor.campaign
     leased = (
@@ -93,50 +91,14 @@ def _wants_gold(campaign: Campaign, done: int, gold_done: int) -> bool:
     return campaign.gold_rate > 0 and gold_done < round((done + 1) * campaign.gold_rate)
 
 
-class _Rejected(Exception):
-    """A locked candidate turned out to be taken; rolling back its savepoint releases its row lock."""
-
-
 def _claim(assessor: Assessor, now, *, gold: bool) -> Item | None:
-    """Lock one open item (skipping rows others hold), re-check it under the lock and lease it.
+    """Lease one open item (``campaign_core.services.leases.lease_claim``, the deadlock-safe claim).
 
-    Each attempt runs in a savepoint, so a rejected candidate's row lock is released at once
-    (PostgreSQL drops row locks of a rolled-back subtransaction): a claim never holds a row
-    while waiting for another, which is what lets an adaptive order's claim wait for a row
-    that a priority rewrite holds without risking a deadlock.
+    Adaptive orders wait for a row a priority rewrite holds rather than answer "nothing left".
     """
     campaign = assessor.campaign
-    adaptive = campaign.order in ADAPTIVE_ORDERS and not gold
-    tried: list[int] = []
-    for _ in range(CLAIM_ATTEMPTS):
-        try:
-            with transaction.atomic():
-                candidates = _open_items(assessor, now, gold=gold)
-                if tried:
-                    candidates = candidates.exclude(pk__in=tried)
-                pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
-                if pk is None and adaptive:
-                    # A priority rewrite may hold open rows for a moment: wait for them rather
-                    # than wrongly answer "nothing left" (the re-check below still applies).
-                    # Wait for one chosen row, never with a locking query over the candidates:
-                    # such a query keeps the rows it locked and then found taken while it waits
-                    # for the next one, and two claims walking in different orders deadlock.
-                    pk = candidates.values_list("pk", flat=True).first()
-                    if pk is not None:
-                        Item.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True).first()
-                if pk is None:
-                    return None
-                # Re-count under the row lock: the candidate query's snapshot may miss a lease just committed.
-                item = _open_items(assessor, now, gold=gold).filter(pk=pk).first()
-                if item is None:
-                    raise _Rejected(pk)
-                expires = now + timedelta(seconds=campaign.lease_seconds)
-                if not Lease.objects.filter(item_id=pk, assessor=assessor).update(expires_at=expires, created_at=now):
-                    Lease.objects.create(item_id=pk, assessor=assessor, expires_at=expires)
-                return item
-        except _Rejected as rejected:
-            tried.append(rejected.args[0])
-    return None
+    return lease_claim(assessor=assessor, open_items=lambda: open_items(assessor, now, gold=gold), now=now,
+                       lease_seconds=campaign.lease_seconds, wait=campaign.order in ADAPTIVE_ORDERS and not gold)
 
 
 def item_next(*, assessor: Assessor, now=None) -> Item | None:
@@ -202,7 +164,7 @@ def item_peek_next(*, assessor: Assessor, after_item: Item | None) -> Item | Non
     if crowd and campaign.gold_rate > 0 and order == [False]:
         order.append(True)
     for gold in order:
-        item = _open_items(assessor, now, gold=gold).exclude(pk__in=exclude).first()
+        item = open_items(assessor, now, gold=gold).exclude(pk__in=exclude).first()
         if item is not None:
             return item
     return None
@@ -211,9 +173,3 @@ def item_peek_next(*, assessor: Assessor, after_item: Item | None) -> Item | Non
 def lease_release(*, assessor: Assessor, item: Item) -> None:
     """Give an item back to the queue before the lease runs out (e.g. the assessor left the page)."""
     Lease.objects.filter(assessor=assessor, item=item).delete()
-
-
-def leases_expire(*, now=None) -> int:
-    """Delete expired leases and return how many; allocation already ignores them, this only tidies."""
-    deleted, _ = Lease.objects.filter(expires_at__lte=now or timezone.now()).delete()
-    return deleted

@@ -30,36 +30,19 @@ from django.db import transaction
 from django.db.models import F
 
 from campaign_core.item_ids import bulk_create_shuffled
-from collections_app.models import Membership, Pool, PoolPair, QrelsEntry
+from campaign_core.services.audit import audit
+from collections_app.models import Document, Membership, Pool, PoolPair, QrelsEntry
 from judging.models import Assessor, Campaign, Item, Lease
-from judging.services.audit import audit
-
-MAX_REPLICATION = 50
+from judging.plan import MAX_REPLICATION, CampaignPlan
 
 
-def _validate(*, collection, pool, split, overlap, judgments_per_pair, overlap_fraction, calibration_size,
-              order, lease_seconds, gold_qrels, gold_rate, gold_accuracy_threshold, crowd_batch_size) -> None:
+def _check_collection(*, collection, pool, plan: CampaignPlan) -> None:
+    """Refuse a pool or gold qrels of another collection (the plan has checked everything else)."""
     errors = []
     if pool.collection_id != collection.pk:
         errors.append(ValidationError("The pool belongs to another collection.", code="bad_pool"))
-    if split not in Campaign.Split.values:
-        errors.append(ValidationError(f"Unknown split {split!r}.", code="bad_split"))
-    if overlap not in Campaign.Overlap.values:
-        errors.append(ValidationError(f"Unknown overlap {overlap!r}.", code="bad_overlap"))
-    if order not in Campaign.Order.values:
-        errors.append(ValidationError(f"Unknown order {order!r}.", code="bad_order"))
-    if not 1 <= judgments_per_pair <= MAX_REPLICATION:
-        errors.append(ValidationError("Judgments per pair must be between 1 and 50.", code="bad_overlap"))
-    if not 0.0 <= overlap_fraction <= 1.0 or not 0.0 <= gold_rate <= 0.5:
-        errors.append(ValidationError("Fractions must lie in [0, 1] (gold rate at most 0.5).", code="bad_fraction"))
-    if not 0.0 <= gold_accuracy_threshold <= 1.0:
-        errors.append(ValidationError("The gold accuracy threshold must lie in [0, 1].", code="bad_fraction"))
-    if calibration_size < 0 or lease_seconds < 10 or crowd_batch_size < 1:
-        errors.append(ValidationError("Sizes must be positive (leases at least 10 s).", code="bad_size"))
-    if gold_qrels is not None and gold_qrels.collection_id != collection.pk:
+    if plan.gold.qrels is not None and plan.gold.qrels.collection_id != collection.pk:
         errors.append(ValidationError("The gold qrels belong to another collection.", code="bad_gold"))
-    if gold_rate > 0 and gold_qrels is None:
-        errors.append(ValidationError("A gold rate needs gold qrels.", code="bad_gold"))
     if errors:
         raise ValidationError(errors)
 
@@ -101,8 +84,6 @@ def _gold_pairs(*, campaign: Campaign, pool: Pool, pairs: list[PoolPair], count:
             created_by=campaign.created_by,
             frozen=True,
         )
-        from collections_app.models import Document
-
         documents = dict(
             Document.objects.filter(collection=campaign.collection, docno__in=[d for _, d in missing])
             .values_list("docno", "pk")
@@ -119,24 +100,17 @@ def _gold_pairs(*, campaign: Campaign, pool: Pool, pairs: list[PoolPair], count:
 
 
 @transaction.atomic
-def campaign_create(*, collection, pool, name: str, created_by, assessors: list, split: str = "shared_queue",
-                    overlap: str = "none", judgments_per_pair: int = 1, overlap_fraction: float = 0.0,
-                    calibration_size: int = 0, order: str = "pool", seed: int = 0, lease_seconds: int = 600,
-                    gold_qrels=None, gold_rate: float = 0.0, crowd_enabled: bool = False,
-                    crowd_batch_size: int = 20, crowd_instructions: str = "", crowd_completion_code: str = "",
-                    crowd_completion_url: str = "", gold_accuracy_threshold: float = 0.0,
-                    crowd_study_id: str = "", crowd_hit_id: str = "", crowd_max_workers: int = 0,
-                    crowd_max_new_per_ip_hour: int = 5, crowd_anonymous_allowed: bool = False) -> Campaign:
-    """Start a campaign over a pool: freeze the pool and lay out every item of work once.
+def campaign_create(*, collection, pool, name: str, created_by, assessors: list,
+                    plan: CampaignPlan | None = None) -> Campaign:
+    """Start a campaign over a pool: freeze the pool and lay out every item of work once, as ``plan`` says.
 
     Everything that decides who judges what is fixed here (and seeded), so a campaign is
-    reproducible and allocation only has to read it. Raises ValidationError for bad options,
-    a pool of another collection, assessors who are not members, or an empty pool.
+    reproducible and allocation only has to read it. The plan is valid by construction
+    (``judging.plan``); this raises ValidationError for a pool or gold qrels of another
+    collection, assessors who are not members, a missing or taken name, or an empty pool.
     """
-    _validate(collection=collection, pool=pool, split=split, overlap=overlap, judgments_per_pair=judgments_per_pair,
-              overlap_fraction=overlap_fraction, calibration_size=calibration_size, order=order,
-              lease_seconds=lease_seconds, gold_qrels=gold_qrels, gold_rate=gold_rate,
-              gold_accuracy_threshold=gold_accuracy_threshold, crowd_batch_size=crowd_batch_size)
+    plan = plan or CampaignPlan()
+    _check_collection(collection=collection, pool=pool, plan=plan)
     users = list(dict.fromkeys(assessors))
     _check_assessors(collection, users)
     if not name.strip():
@@ -149,42 +123,33 @@ def campaign_create(*, collection, pool, name: str, created_by, assessors: list,
 
     Pool.objects.filter(pk=pool.pk).update(frozen=True)
     pool.frozen = True
-    campaign = Campaign.objects.create(
-        collection=collection, pool=pool, name=name, created_by=created_by, split=split, overlap=overlap,
-        judgments_per_pair=judgments_per_pair if overlap == Campaign.Overlap.REPLICATE else 1,
-        overlap_fraction=overlap_fraction if overlap == Campaign.Overlap.FRACTION else 0.0,
-        calibration_size=calibration_size if overlap == Campaign.Overlap.CALIBRATION else 0,
-        order=order, seed=seed, lease_seconds=lease_seconds, gold_qrels=gold_qrels, gold_rate=gold_rate,
-        crowd_enabled=crowd_enabled, crowd_batch_size=crowd_batch_size, crowd_instructions=crowd_instructions,
-        crowd_completion_code=crowd_completion_code, crowd_completion_url=crowd_completion_url,
-        gold_accuracy_threshold=gold_accuracy_threshold, crowd_study_id=crowd_study_id, crowd_hit_id=crowd_hit_id,
-        crowd_max_workers=crowd_max_workers, crowd_max_new_per_ip_hour=crowd_max_new_per_ip_hour,
-        crowd_anonymous_allowed=crowd_anonymous_allowed,
-    )
+    campaign = Campaign.objects.create(collection=collection, pool=pool, name=name, created_by=created_by,
+                                       **plan.campaign_fields())
     rows = [Assessor(campaign=campaign, kind=Assessor.Kind.EXPERT, user=u) for u in users]
     Assessor.objects.bulk_create(rows)
     experts = list(Assessor.objects.filter(campaign=campaign).order_by("id"))
     everyone = max(1, len(experts))
 
-    rng = random.Random(seed)
+    rng = random.Random(plan.order.seed)
     gold: list[tuple[PoolPair, int]] = []
-    if gold_qrels is not None and gold_rate > 0:
-        gold = _gold_pairs(campaign=campaign, pool=pool, pairs=pairs, count=round(gold_rate * len(pairs)), rng=rng)
+    if plan.gold.qrels is not None and plan.gold.rate > 0:
+        gold = _gold_pairs(campaign=campaign, pool=pool, pairs=pairs, count=round(plan.gold.rate * len(pairs)),
+                           rng=rng)
     gold_ids = {p.pk for p, _ in gold}
     regular = [p for p in pairs if p.pk not in gold_ids]
-    if order == Campaign.Order.RANDOM:
+    if plan.order.order == Campaign.Order.RANDOM:
         rng.shuffle(regular)
 
     calibration: set[int] = set()
     twice: set[int] = set()
     if campaign.overlap == Campaign.Overlap.CALIBRATION:
-        calibration = {p.pk for p in rng.sample(regular, min(calibration_size, len(regular)))}
+        calibration = {p.pk for p in rng.sample(regular, min(campaign.calibration_size, len(regular)))}
     elif campaign.overlap == Campaign.Overlap.FRACTION:
-        twice = {p.pk for p in rng.sample(regular, round(overlap_fraction * len(regular)))}
+        twice = {p.pk for p in rng.sample(regular, round(campaign.overlap_fraction * len(regular)))}
     ordered = [p for p in regular if p.pk in calibration] + [p for p in regular if p.pk not in calibration]
 
     primary: dict[int, Assessor] = {}
-    if split == Campaign.Split.BY_TOPIC and experts:
+    if plan.work.split == Campaign.Split.BY_TOPIC and experts:
         topics = list(dict.fromkeys(p.topic_id for p in ordered))
         for index, topic_id in enumerate(topics):
             primary[topic_id] = experts[index % len(experts)]
@@ -208,7 +173,7 @@ def campaign_create(*, collection, pool, name: str, created_by, assessors: list,
     for offset, (pair, grade) in enumerate(gold, start=1):
         items.append(Item(campaign=campaign, pair=pair, position=start + offset, required_judgments=everyone,
                           is_gold=True, gold_grade=grade))
-    bulk_create_shuffled(Item, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
+    bulk_create_shuffled(Item, items, seed=f"{campaign.pk}:{campaign.seed}")  # ids must not single out the gold items
     return campaign
 
 

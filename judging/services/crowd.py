@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from campaign_core import crowd as core
+from campaign_core.services.audit import audit, audit_automatic
 from judging.models import Assessor, Campaign, Judgment
-from judging.services.audit import audit, audit_automatic
 from judging.services.quality import gold_answers
 
 LEGACY_SESSION = "crowd:{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)

@@ -19,13 +19,14 @@ Rules:
   (``judging.services.quality.gold_check``, unless a lead waived the check by unblocking
   them): they get no more work, their labels leave the final labels (they stay in the
   database for audit) and the regular items they judged are offered to others again.
+- A paused or finished campaign takes neither answers nor revisions (``campaign_closed``), as
+  in preference campaigns; a retried request still gets its judgment back.
 - A blocked assessor may neither answer nor revise (``blocked``); a retried request still
   gets back the judgment its token recorded. ``judgment_count`` counts only unblocked
   assessors' judgments (see ``quality``), so only an unblocked assessor's new judgment bumps it.
 """
 from __future__ import annotations
 
-import math
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
@@ -33,23 +34,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from campaign_core.active_time import clamp_seconds
+from campaign_core.services.quality import refuse_blocked
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
 from judging.services.adaptive import after_judgment
-from judging.services.allocation import _open_items
+from judging.services.allocation import open_items
 from judging.services.quality import gold_check
-
-MAX_ACTIVE_SECONDS = 2 * 3600.0
-
-
-def clamp_seconds(value: float) -> float:
-    """Return active seconds sanity-clamped to [0, 2 h]; NaN and garbage become 0."""
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    if math.isnan(seconds):
-        return 0.0
-    return max(0.0, min(seconds, MAX_ACTIVE_SECONDS))
 
 
 def _validate_label(*, assessor: Assessor, grade, skipped: bool) -> None:
@@ -90,16 +80,17 @@ def _revise(*, judgment: Judgment, assessor: Assessor, grade, skipped, skip_reas
     return judgment
 
 
-def _refuse_blocked(assessor: Assessor) -> None:
-    if assessor.blocked:
-        raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
+def _refuse_closed(campaign: Campaign) -> None:
+    """Raise ValidationError(code="campaign_closed") unless the campaign is active: no answers, no revisions."""
+    if campaign.status != Campaign.Status.ACTIVE:
+        raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
 
 
 def _may_judge(*, assessor: Assessor, item: Item, now) -> bool:
     """Return True if the assessor holds a live lease on the item or the item is still open to them."""
     if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).exists():
         return True
-    return _open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists()
+    return open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists()
 
 
 def _apply_gold_threshold(assessor: Assessor) -> None:
@@ -148,7 +139,8 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
                     if revision.judgment.assessor_id != assessor.pk:
                         raise ValidationError("This client token was used by someone else.", code="token_reused")
                     return revision.judgment
-                _refuse_blocked(assessor)
+                refuse_blocked(assessor)
+                _refuse_closed(assessor.campaign)
                 judgment = _revise(judgment=existing, assessor=assessor, grade=grade, skipped=skipped,
                                    skip_reason=skip_reason, comment=comment, seconds=seconds, token=token)
             else:
@@ -173,9 +165,8 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
 
 def _record(*, assessor, item, grade, skipped, skip_reason, comment, seconds, token, now) -> Judgment:
     campaign = assessor.campaign
-    _refuse_blocked(assessor)
-    if campaign.status != Campaign.Status.ACTIVE:
-        raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
+    refuse_blocked(assessor)
+    _refuse_closed(campaign)
     if assessor.kind == Assessor.Kind.CROWD:
         if Judgment.objects.filter(assessor=assessor).count() >= campaign.crowd_batch_size:
             raise ValidationError("Your batch is complete.", code="batch_complete")

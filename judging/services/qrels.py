@@ -43,6 +43,7 @@ from django.db.models import Max
 from collections_app.models import Collection
 from judging.aggregation import dawid_skene, gold_weighted_vote
 from judging.models import Adjudication, Assessor, Campaign, Item, Judgment, QrelsVersion
+from metrics import qrels_to_text
 from qrelsmith.csv_cells import csv_cell
 
 RULES = tuple(QrelsVersion.Rule.values)
@@ -191,14 +192,12 @@ def _qid_key(all_numeric: bool):
 
 
 def qrels_text(labels: dict[tuple[str, str], int]) -> str:
-    """Return labels as TREC qrels text, ``qid 0 docno grade`` per line, sorted by qid then docno.
+    """Return labels as TREC qrels text (``metrics.qrels_to_text``: ``qid 0 docno grade``, sorted by qid then docno).
 
     >>> qrels_text({("10", "d2"): 1, ("2", "d9"): 0, ("2", "d10"): 2})
     '2 0 d10 2\\n2 0 d9 0\\n10 0 d2 1\\n'
     """
-    all_numeric = all(qid.isascii() and qid.isdigit() for qid, _ in labels)
-    ordered = sorted(labels.items(), key=_qid_key(all_numeric))
-    return "".join(f"{qid} 0 {docno} {grade}\n" for (qid, docno), grade in ordered)
+    return qrels_to_text(labels)
 
 
 def adjudicate(*, item: Item, grade: int, note: str, user) -> Adjudication:

@@ -21,9 +21,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
+from campaign_core.services.audit import audit, audit_entries, audit_messages
 from judging.models import Assessor, Campaign, Item
 from judging.selectors import disputed_items
-from judging.services.audit import audit, audit_entries, audit_messages
 
 AUDIT_KIND = "rejudge"
 

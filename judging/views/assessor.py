@@ -1,4 +1,4 @@
-"""Expert assessors' pages: my campaigns and the judging page with its JSON endpoints."""
+"""Expert assessors' judging page with its JSON endpoints (the "My judging" hub is ``hub``)."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
@@ -7,34 +7,15 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from judging.access import assessor_for_user, campaign_for_user, campaigns_for_assessor
+from judging.access import assessor_for_user, campaign_for_user
 from judging.models import Assessor
-from judging.selectors import progress_for_assessor
 from judging.views import workspace
-from preferences.access import campaigns_for_assessor as pref_campaigns_for_assessor
 
 
 def _assessor(request: HttpRequest, campaign_id: int) -> Assessor:
     """Resolve the campaign (404 for outsiders) and the user's own assessor row (403 otherwise)."""
     campaign = campaign_for_user(request.user, campaign_id)
     return assessor_for_user(campaign=campaign, user=request.user)
-
-
-@login_required
-def my_campaigns(request: HttpRequest) -> HttpResponse:
-    """List the active campaigns I judge in, with my progress in each, and my preference campaigns."""
-    campaigns = campaigns_for_assessor(request.user).select_related("collection")
-    assessors = {
-        a.campaign_id: a
-        for a in Assessor.objects.filter(user=request.user, campaign__in=campaigns).select_related("campaign")
-    }
-    rows = []
-    for campaign in campaigns:
-        assessor = assessors.get(campaign.pk)
-        progress = progress_for_assessor(assessor=assessor) if assessor else {"done": 0, "assigned": 0}
-        rows.append({"campaign": campaign, "progress": progress})
-    preference_campaigns = pref_campaigns_for_assessor(request.user)
-    return render(request, "judging/my_campaigns.html", {"rows": rows, "preference_campaigns": preference_campaigns})
 
 
 @login_required

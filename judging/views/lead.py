@@ -20,6 +20,7 @@ from judging.selectors import campaign_progress, conflicts
 from judging.services.campaigns import campaign_create, campaign_set_status
 from judging.services.prels import campaign_prels
 from judging.services.qrels import RULES, adjudicate, final_labels_csv, judgments_export, qrels_freeze
+from metrics import MetricsInputError, qrels_from_text
 
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
@@ -51,10 +52,11 @@ def campaign_new(request: HttpRequest, slug: str) -> HttpResponse:
     collection = collection_for_user(request.user, slug, lead_only=True)
     form = forms.CampaignCreateForm(request.POST if request.method == "POST" else None, collection=collection)
     if request.method == "POST" and form.is_valid():
-        data = dict(form.cleaned_data)
-        data["assessors"] = list(data["assessors"])
+        data = form.cleaned_data
         try:
-            campaign = campaign_create(collection=collection, created_by=request.user, **data)
+            campaign = campaign_create(collection=collection, pool=data["pool"], name=data["name"],
+                                       created_by=request.user, assessors=list(data["assessors"]),
+                                       plan=form.campaign_plan)
         except ValidationError as error:
             form.add_error(None, error)
         else:
@@ -139,18 +141,10 @@ def campaign_conflicts(request: HttpRequest, slug: str, campaign_id: int) -> Htt
     })
 
 
-def _parse_qrels(content: str) -> dict[tuple[str, str], int]:
-    labels = {}
-    for line in content.splitlines():
-        parts = line.split()
-        if len(parts) == 4:
-            labels[(parts[0], parts[2])] = int(parts[3])
-    return labels
-
-
 def _compare(a: QrelsVersion, b: QrelsVersion) -> dict:
     """Count what changed between two frozen versions: pairs added, removed, relabelled."""
-    left, right = _parse_qrels(a.content), _parse_qrels(b.content)
+    left = qrels_from_text(a.content, name=f"qrels v{a.number}")
+    right = qrels_from_text(b.content, name=f"qrels v{b.number}")
     shared = left.keys() & right.keys()
     return {
         "a": a, "b": b,
@@ -182,7 +176,10 @@ def campaign_qrels(request: HttpRequest, slug: str, campaign_id: int) -> HttpRes
     if a.isdigit() and b.isdigit():
         pair = {v.number: v for v in QrelsVersion.objects.filter(collection=campaign.collection, number__in=[a, b])}
         if int(a) in pair and int(b) in pair:
-            comparison = _compare(pair[int(a)], pair[int(b)])
+            try:
+                comparison = _compare(pair[int(a)], pair[int(b)])
+            except MetricsInputError as error:  # a version edited outside the app; never written by a freeze
+                messages.error(request, f"Cannot compare: {error}")
     return render(request, "judging/campaign_qrels.html", {
         "collection": campaign.collection, "campaign": campaign, "form": form, "versions": versions,
         "comparison": comparison, "sampled": campaign.pool.strategy == Pool.Strategy.SAMPLE,

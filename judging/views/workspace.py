@@ -7,35 +7,21 @@ live in one place. Gold flags and other assessors' labels are never sent to the 
 """
 from __future__ import annotations
 
-import json
-import re
-
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, JsonResponse
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
 
 from campaign_core.guidelines import render_markdown
 from campaign_core.keys import labels_with_keys
 from collections_app.models import Topic
+from collections_app.query_terms import query_terms
 from judging.models import Assessor, Campaign, Item, Judgment
+from judging.refusals import refusal_status
 from judging.selectors import progress_for_assessor
+from judging.serializers import SubmitSerializer
 from judging.services.allocation import item_next, item_peek_next
 from judging.services.judgments import judgment_previous, judgment_submit
-
-STOPWORDS = frozenset(
-    "a an and are as at be by for from has have how in is it its of on or that the this to was what"
-    " when where which who why will with does do did can about into than then there their".split()
-)
-MAX_COMMENT = 2000
-MAX_REASON = 300
-
-
-def query_terms(topic) -> list[str]:
-    """Return the distinct lower-case words of the topic's title worth highlighting in a document."""
-    seen: list[str] = []
-    for word in re.findall(r"\w+", topic.title.lower()):
-        if len(word) > 1 and word not in STOPWORDS and word not in seen:
-            seen.append(word)
-    return seen
 
 
 def _items(queryset):
@@ -54,7 +40,7 @@ def item_payload(item: Item, *, judgment: Judgment | None = None) -> dict:
         "item": item.pk,
         "qid": topic.qid,
         "topic": {"title": topic.title, "description": topic.description, "narrative": topic.narrative},
-        "terms": query_terms(topic),
+        "terms": query_terms(topic.title),
         "docno": pair.docno,
         "doc": {
             "title": document.title if document else "",
@@ -105,46 +91,41 @@ def handle_state(request: HttpRequest, assessor: Assessor) -> JsonResponse:
 def handle_submit(request: HttpRequest, assessor: Assessor) -> JsonResponse:
     """Answer POST submit.json: record (or revise) one judgment, then return the new state.
 
-    The body is JSON {item, grade, skipped, skip_reason, comment, active_seconds, client_token}.
-    A repeated client_token is answered like the first (the service is idempotent on it).
+    The body is the API's submit body (``serializers.SubmitSerializer``: item, grade, skipped,
+    skip_reason, comment, active_seconds, client_token), parsed and validated by the same
+    parser and serializer, and recorded by the same service, so the page and the API share
+    every rule; refusals get the API's statuses (``judging.refusals``). A repeated
+    client_token is answered like the first (the service is idempotent on it).
     """
     if request.method != "POST":
         return _error("POST required.", "method", 405)
     try:
-        body = json.loads(request.body or b"{}")
-        item_id = int(body["item"])
-        token = str(body["client_token"])[:64]
-        skipped = bool(body.get("skipped", False))
-        grade = None if skipped else int(body["grade"])
-        seconds = max(0.0, min(float(body.get("active_seconds", 0.0)), 24 * 3600.0))
-    except (ValueError, KeyError, TypeError):
+        body = JSONParser().parse(request)
+    except ParseError:
         return _error("Malformed judgment.", "malformed")
-    if not token:
-        return _error("client_token is required.", "malformed")
-    if assessor.blocked:
-        return _error("You have been stopped from judging in this campaign.", "blocked", 403)
-    if assessor.campaign.status != Campaign.Status.ACTIVE:
-        return _error("This campaign is not open for judging.", "campaign_closed", 409)
-    item = Item.objects.filter(pk=item_id, campaign_id=assessor.campaign_id).first()
+    data = SubmitSerializer(data=body if isinstance(body, dict) else {})
+    if not data.is_valid():
+        return _error(f"Malformed judgment: {_first_error(data.errors)}", "malformed")
+    values = dict(data.validated_data)
+    item = Item.objects.filter(pk=values.pop("item"), campaign_id=assessor.campaign_id).first()
     if item is None:
         return _error("No such pair in this campaign.", "not_found", 404)
     try:
-        judgment = judgment_submit(
-            assessor=assessor,
-            item=item,
-            grade=grade,
-            skipped=skipped,
-            skip_reason=str(body.get("skip_reason", ""))[:MAX_REASON],
-            comment=str(body.get("comment", ""))[:MAX_COMMENT],
-            active_seconds=seconds,
-            client_token=token,
-        )
+        judgment = judgment_submit(assessor=assessor, item=item, **values)
     except ValidationError as error:
-        return _error("; ".join(error.messages), error.code or "invalid")
+        return _error("; ".join(error.messages), error.code or "invalid", refusal_status(error.code))
     assessor.refresh_from_db(fields=["blocked"])
     state = workspace_state(assessor=assessor)
-    state["saved"] = {"item": item.pk, "judgment": judgment.pk, "client_token": token}
+    state["saved"] = {"item": item.pk, "judgment": judgment.pk, "client_token": values["client_token"]}
     return JsonResponse(state)
+
+
+def _first_error(errors) -> str:
+    """Return the first message of a serializer's errors, prefixed with its field."""
+    for field, messages in errors.items():
+        message = messages[0] if isinstance(messages, list) else messages
+        return str(message) if field == "non_field_errors" else f"{field}: {message}"
+    return ""
 
 
 def handle_back(request: HttpRequest, assessor: Assessor) -> JsonResponse:

@@ -1,9 +1,11 @@
 """Handing out preference items: the relevance campaigns' lease semantics on PrefItem.
 
 Same rules as judging.services.allocation: an item is open to an assessor who has not judged
-it while judgments plus other assessors' live leases are below r; the claim locks the row
-with SKIP LOCKED, re-counts under the lock and then leases it, so that concurrent assessors
-never hold more leases on an item than its overlap allows.
+it while judgments plus other assessors' live leases are below r. The claim is the campaign
+core's ``lease_claim`` (as in judging): it locks the row with SKIP LOCKED, re-counts under the
+lock and then leases it, each attempt in its own savepoint so a rejected row's lock is released
+at once, so that concurrent assessors never hold more leases on an item than its overlap
+allows and two claims never deadlock.
 
 Gold items are mixed into each assessor's stream as in judging: before the k-th item a gold
 item comes when the assessor's gold answers are fewer than ``round(k · gold_rate)``; experts
@@ -19,9 +21,8 @@ from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subque
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from campaign_core.services.leases import lease_claim
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease
-
-CLAIM_ATTEMPTS = 8
 
 
 def open_items(assessor: PrefAssessor, now, *, gold: bool):
@@ -38,21 +39,9 @@ def open_items(assessor: PrefAssessor, now, *, gold: bool):
 
 
 def _claim(assessor: PrefAssessor, now, *, gold: bool) -> PrefItem | None:
-    tried: list[int] = []
-    for _ in range(CLAIM_ATTEMPTS):
-        candidates = open_items(assessor, now, gold=gold).exclude(pk__in=tried)
-        pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
-        if pk is None:
-            return None
-        item = open_items(assessor, now, gold=gold).filter(pk=pk).first()
-        if item is None:
-            tried.append(pk)
-            continue
-        expires = now + timedelta(seconds=assessor.campaign.lease_seconds)
-        if not PrefLease.objects.filter(item_id=pk, assessor=assessor).update(expires_at=expires, created_at=now):
-            PrefLease.objects.create(item_id=pk, assessor=assessor, expires_at=expires)
-        return item
-    return None
+    """Lease one open item with the campaign core's deadlock-safe claim (a savepoint per attempt)."""
+    return lease_claim(assessor=assessor, open_items=lambda: open_items(assessor, now, gold=gold), now=now,
+                       lease_seconds=assessor.campaign.lease_seconds)
 
 
 def _wants_gold(campaign: PrefCampaign, assessor: PrefAssessor) -> bool:
@@ -95,8 +84,3 @@ def item_next(*, assessor: PrefAssessor, now=None) -> PrefItem | None:
     if item is None and (gold_first or assessor.kind == PrefAssessor.Kind.CROWD):
         item = _claim(assessor, now, gold=not gold_first)
     return item
-
-
-def leases_expire(*, now=None) -> int:
-    """Delete expired leases; return how many."""
-    return PrefLease.objects.filter(expires_at__lte=now or timezone.now()).delete()[0]

@@ -8,9 +8,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaign_core.item_ids import bulk_create_shuffled
+from campaign_core.services.audit import audit
 from collections_app.models import Collection, Run, RunRanking, Topic
 from collections_app.runstore import unpack_docnos
-from judging.services.audit import audit
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefLease
 
 GOLD_FROM_RANK = 50

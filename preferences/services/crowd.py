@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from campaign_core import crowd as core
-from judging.services.audit import audit, audit_automatic
+from campaign_core.services.audit import audit, audit_automatic
 from preferences.models import PrefAssessor, PrefCampaign, PrefJudgment
 
 LEGACY_SESSION = "pref-crowd-{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)

@@ -10,9 +10,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from judging.services.judgments import clamp_seconds
+from campaign_core.active_time import clamp_seconds
+from campaign_core.services.quality import refuse_blocked
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease, PrefRevision
-from preferences.services.quality import gold_accuracy, gold_check, refuse_blocked
+from preferences.services.quality import gold_accuracy, gold_check
 
 __all__ = ["CHOICES", "STRENGTHS", "choice_of", "gold_accuracy", "judgment_submit", "outcome_of"]
 

@@ -39,6 +39,7 @@ def two_run_pool(collection):
 @pytest.fixture
 def start(collection, two_run_pool, lead, alice, bob):
     """Factory: start a campaign on the two-run pool with the given options."""
+    from judging.plan import CampaignPlan
     from judging.services.campaigns import campaign_create
 
     counter = iter(range(1, 1000))
@@ -46,7 +47,8 @@ def start(collection, two_run_pool, lead, alice, bob):
     def factory(*, assessors=None, **options):
         return campaign_create(collection=collection, pool=options.pop("pool", two_run_pool),
                                name=f"adaptive {next(counter)}", created_by=lead,
-                               assessors=[alice, bob] if assessors is None else list(assessors), **options)
+                               assessors=[alice, bob] if assessors is None else list(assessors),
+                               plan=CampaignPlan.of(**options))
 
     return factory
 

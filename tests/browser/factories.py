@@ -42,9 +42,11 @@ def make_gold(collection, pool, *, grade: int = 2) -> QrelsSet:
 
 def make_campaign(collection, *, lead, assessors, pool=None, name: str = "round 1", **options):
     """Start a campaign through the service, as the lead's form does."""
+    from judging.plan import CampaignPlan
     from judging.services.campaigns import campaign_create
 
     pool = pool or make_pool(collection)
     return campaign_create(
-        collection=collection, pool=pool, name=name, created_by=lead, assessors=list(assessors), **options
+        collection=collection, pool=pool, name=name, created_by=lead, assessors=list(assessors),
+        plan=CampaignPlan.of(**options),
     )

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from campaign_core.services.audit import audit_entries, audit_messages
 from judging.models import Assessor, Judgment
-from judging.services.audit import audit_entries, audit_messages
 from tests.browser.factories import make_campaign, make_gold, make_pool
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

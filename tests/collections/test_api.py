@@ -123,7 +123,8 @@ def test_a_run_of_a_frozen_pool_cannot_be_deleted(api, seeded):
     Pool.objects.filter(name="p10").update(frozen=True)
     response = api.delete("/api/collections/demo/runs/bm25/")
     assert response.status_code == 400
-    assert response.json()["code"] == "run_in_frozen_pool"
+    assert response.json() == {"detail": "Run bm25 contributed to a frozen pool and cannot be deleted.",
+                               "code": "run_in_frozen_pool"}
     assert Run.objects.filter(tag="bm25").exists()
 
 

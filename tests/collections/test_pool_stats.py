@@ -1,7 +1,7 @@
 """pool_stats numbers on a small hand-checked pool."""
 import pytest
 
-from collections_app.pooling.stats import pool_stats
+from collections_app.pool_stats import pool_stats
 from collections_app.services.pools import pool_build
 from tests.collections.test_pool_factories import add_qrels, add_run, bare_collection, ranked
 

@@ -144,6 +144,13 @@ def test_lead_deletes_a_run_and_a_pool_through_the_pages(as_lead, seeded):
     assert not Pool.objects.exists() and not Run.objects.exists()
 
 
+def test_the_page_refuses_to_delete_a_run_of_a_frozen_pool_with_the_services_message(as_lead, seeded):
+    Pool.objects.filter(name="p10").update(frozen=True)
+    page = as_lead.post("/c/demo/runs/bm25/delete/", follow=True).content.decode()
+    assert "Run bm25 contributed to a frozen pool and cannot be deleted." in page
+    assert Run.objects.filter(tag="bm25").exists()
+
+
 def test_lead_adds_a_member_through_the_page(as_lead, seeded, mallory):
     response = as_lead.post("/c/demo/members/", {"username": "mallory", "role": "assessor"})
     assert response.status_code == 302

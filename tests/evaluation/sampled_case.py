@@ -21,6 +21,7 @@ from collections_app.models import QrelsEntry, QrelsSet, Topic
 from collections_app.services.imports import runs_import
 from collections_app.services.pools import pool_build
 from judging.models import Assessor, Item
+from judging.plan import CampaignPlan
 from judging.services.campaigns import campaign_create
 from judging.services.judgments import judgment_submit
 
@@ -82,7 +83,7 @@ def build_sampled_case(collection, *, lead, assessors, tmp_path, labels=LABELS, 
     pool = pool_build(collection=collection, name=name, strategy="sample", strata=STRATA, seed=0,
                       run_tags=["runA", "runB"], exclude_judged=exclude_judged)
     campaign = campaign_create(collection=collection, pool=pool, name=name, created_by=lead, assessors=list(assessors),
-                               **campaign_options)
+                               plan=CampaignPlan.of(**campaign_options))
     assessor = Assessor.objects.get(campaign=campaign, user=assessors[0])
     items = {(i.pair.topic.qid, i.pair.docno): i for i in Item.objects.filter(campaign=campaign)
              .select_related("pair__topic")}

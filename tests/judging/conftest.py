@@ -55,14 +55,17 @@ def pool(collection):
 @pytest.fixture
 def make_campaign(collection, pool, lead, alice, bob):
     """Return a factory starting a campaign on ``pool`` (assessors alice and bob by default)."""
+    from judging.plan import CampaignPlan
     from judging.services.campaigns import campaign_create
 
     counter = iter(range(1, 1000))
 
     def factory(*, assessors=None, name=None, **options):
+        chosen = options.pop("pool", pool)
         return campaign_create(
-            collection=collection, pool=options.pop("pool", pool), name=name or f"campaign {next(counter)}",
-            created_by=lead, assessors=[alice, bob] if assessors is None else list(assessors), **options,
+            collection=collection, pool=chosen, name=name or f"campaign {next(counter)}",
+            created_by=lead, assessors=[alice, bob] if assessors is None else list(assessors),
+            plan=CampaignPlan.of(**options),
         )
 
     return factory

@@ -8,8 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from campaign_core.services.leases import leases_expire
 from judging.models import Item, Judgment, Lease
-from judging.services.allocation import item_next, item_peek_next, lease_release, leases_expire
+from judging.services.allocation import item_next, item_peek_next, lease_release
 from judging.services.judgments import judgment_submit
 from tests.judging.conftest import build_gold, expert
 

@@ -31,6 +31,7 @@ pytestmark = [
 
 @pytest.mark.parametrize("order", ["pool", "mtf", "mm_ns"])
 def test_fifty_assessors_at_once_never_overfill_or_double_judge(collection, lead, order):
+    from judging.plan import CampaignPlan
     from judging.services.campaigns import campaign_create
 
     users = [make_user(f"assessor{i:02d}") for i in range(THREADS)]
@@ -39,7 +40,8 @@ def test_fifty_assessors_at_once_never_overfill_or_double_judge(collection, lead
     )
     pool = build_pool(collection, topics=6, docs=10)
     campaign = campaign_create(collection=collection, pool=pool, name="race", created_by=lead, assessors=users,
-                               overlap="replicate", judgments_per_pair=3, lease_seconds=600, order=order)
+                               plan=CampaignPlan.of(overlap="replicate", judgments_per_pair=3, lease_seconds=600,
+                                                    order=order))
     assessor_ids = list(Assessor.objects.filter(campaign=campaign).values_list("pk", flat=True))
     start = threading.Barrier(THREADS)
     errors: list[BaseException] = []

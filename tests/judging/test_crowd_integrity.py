@@ -14,9 +14,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaign_core.services.audit import audit_entries, audit_messages
 from judging.models import Assessor, Judgment
 from judging.services import crowd
-from judging.services.audit import audit_entries, audit_messages
 from tests.judging.conftest import build_gold
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,10 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
+from campaign_core.active_time import MAX_ACTIVE_SECONDS
 from judging.models import Item, Judgment, JudgmentRevision
 from judging.services.allocation import item_next
-from judging.services.judgments import MAX_ACTIVE_SECONDS, judgment_history, judgment_previous, judgment_submit
+from judging.services.judgments import judgment_history, judgment_previous, judgment_submit
 from tests.judging.conftest import expert
 
 pytestmark = pytest.mark.django_db

@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from campaign_core.services.quality import assessor_block, assessor_unblock, quality_log
 from collections_app.models import Membership
 from judging.dashboard.choices import choice
 from judging.dashboard.selectors import campaign_dashboard
@@ -20,7 +21,6 @@ from judging.models import Assessor, Item, Judgment, Lease
 from judging.selectors import campaign_progress
 from judging.services.allocation import item_next
 from judging.services.judgments import judgment_submit
-from judging.services.quality import assessor_block, assessor_unblock, quality_log
 from judging.services.rejudge import rejudge_request
 from tests.conftest import make_user
 from tests.judging.conftest import build_gold, build_pool, expert
@@ -270,13 +270,15 @@ def test_the_dashboard_progress_leaves_out_a_blocked_assessors_work(client, camp
 @pytest.mark.skipif(connection.vendor != "postgresql",
                     reason="needs real row locks and parallel connections (PostgreSQL); SQLite serializes writers")
 def test_blocks_during_judging_keep_the_counts_exact_and_never_deadlock(collection, lead):
+    from judging.plan import CampaignPlan
     from judging.services.campaigns import campaign_create
 
     users = [make_user(f"racer{i}") for i in range(8)]
     Membership.objects.bulk_create(Membership(collection=collection, user=u, role=Membership.Role.ASSESSOR)
                                    for u in users)
     campaign = campaign_create(collection=collection, pool=build_pool(collection, topics=4, docs=6), name="race",
-                               created_by=lead, assessors=users, overlap="replicate", judgments_per_pair=2)
+                               created_by=lead, assessors=users,
+                               plan=CampaignPlan.of(overlap="replicate", judgments_per_pair=2))
     ids = list(Assessor.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True))
     start = threading.Barrier(len(ids) + 1)
     errors: list[BaseException] = []

@@ -184,3 +184,33 @@ def test_paused_campaign_offers_no_pair_and_refuses_submits(client, campaign, al
     response = _submit(client, campaign, first, 1)
     assert response.status_code == 409 and response.json()["code"] == "campaign_closed"
     assert not Judgment.objects.exists()
+
+
+def test_page_and_api_refuse_a_revision_in_a_paused_campaign_alike(client, campaign, alice):
+    from rest_framework.test import APIClient
+
+    _client_for(client, alice)
+    first = _state(client, campaign)["current"]["item"]
+    assert _submit(client, campaign, first, 1).status_code == 200
+    campaign.status = "paused"
+    campaign.save(update_fields=["status"])
+    page = _submit(client, campaign, first, 3)
+    api = APIClient()
+    api.force_authenticate(alice)
+    answer = api.post(reverse("api-campaign-submit", args=[campaign.pk]),
+                      {"item": first, "grade": 3, "client_token": "api-rev"}, format="json")
+    assert (page.status_code, page.json()["code"]) == (answer.status_code, answer.json()["code"]) == (
+        409, "campaign_closed")
+    assert Judgment.objects.get(item_id=first, assessor__user=alice).grade == 1
+    assert not JudgmentRevision.objects.exists()
+
+
+@pytest.mark.parametrize("body", [{"grade": 1, "client_token": "t"}, {"item": 1, "grade": 1},
+                                  {"item": 1, "client_token": "t"}, {"item": "x", "grade": 1, "client_token": "t"},
+                                  [1, 2]])
+def test_a_submit_the_api_serializer_rejects_is_malformed_and_saves_nothing(client, campaign, alice, body):
+    _client_for(client, alice)
+    response = client.post(reverse("judge-submit", args=[campaign.pk]), data=json.dumps(body),
+                           content_type="application/json")
+    assert response.status_code == 400 and response.json()["code"] == "malformed"
+    assert not Judgment.objects.exists()

@@ -63,6 +63,21 @@ def test_invalid_campaign_form_shows_errors_and_creates_nothing(client, collecti
     assert not Campaign.objects.exists()
 
 
+def test_the_form_refuses_a_plan_that_breaks_a_rule_with_the_plans_message(client, collection, lead, alice):
+    pool = make_pool(collection)
+    _login(client, lead)
+    response = client.post(reverse("campaign-new", args=[collection.slug]), {
+        "name": "greedy gold", "pool": pool.pk, "assessors": [alice.pk], "split": "shared_queue",
+        "overlap": "none", "judgments_per_pair": 1, "overlap_fraction": 0, "calibration_size": 0,
+        "order": "pool", "seed": 0, "lease_seconds": 300, "gold_rate": 0.7, "gold_accuracy_threshold": 0,
+        "crowd_batch_size": 10,
+    })
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "The gold rate must lie in [0, 0.5]." in page and "A gold rate needs gold qrels." in page
+    assert not Campaign.objects.exists()
+
+
 def test_overview_shows_progress_assessors_and_crowd_link(client, campaign, lead, alice):
     _judge(client, alice, campaign, [1, 2])
     _login(client, lead)
@@ -102,6 +117,22 @@ def test_freeze_download_and_compare_qrels_versions(client, campaign, lead, alic
     assert download.content.decode().splitlines()[0] == "401 0 D1-1 1"
     body = client.get(url, {"a": v1.number, "b": v2.number}).content.decode()
     assert 'id="comparison"' in body and f"only in v{v2.number}: 1" in body
+
+
+def test_comparing_a_version_with_a_malformed_line_names_the_line_instead_of_dropping_it(client, campaign, lead,
+                                                                                        alice, bob):
+    _judge(client, alice, campaign, [1])
+    _judge(client, bob, campaign, [1])
+    _login(client, lead)
+    url = reverse("campaign-qrels", args=[campaign.collection.slug, campaign.pk])
+    client.post(url, {"rule": "majority", "description": "first"})
+    client.post(url, {"rule": "majority", "description": "second"})
+    v1, v2 = QrelsVersion.objects.order_by("number")
+    QrelsVersion.objects.filter(pk=v2.pk).update(content=v2.content + "401 0 D1-9\n")  # edited outside the app
+    body = client.get(url, {"a": v1.number, "b": v2.number}, follow=True).content.decode()
+    line = len(v2.content.splitlines()) + 1
+    assert f"Cannot compare: qrels v{v2.number}:{line}: expected 4 whitespace-separated fields" in body
+    assert 'id="comparison"' not in body
 
 
 def test_judgments_export_in_csv_and_jsonl(client, campaign, lead, alice):

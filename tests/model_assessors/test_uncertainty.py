@@ -5,6 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from judging.models import Assessor, Item
+from judging.plan import CampaignPlan
 from judging.services.allocation import item_next
 from model_assessors.report import stability_report
 from model_assessors.services.runs import run_start
@@ -53,7 +54,7 @@ def test_ordering_by_uncertainty_is_refused_for_an_adaptive_campaign(make_judge,
     from judging.services.campaigns import campaign_create
 
     adaptive = campaign_create(collection=collection, pool=pool, name="adaptive", created_by=lead, assessors=[alice],
-                               order="mtf")
+                               plan=CampaignPlan.of(order="mtf"))
     with pytest.raises(ValidationError) as refused:
         priorities_by_uncertainty(campaign=adaptive)
     assert refused.value.code == "adaptive_order"

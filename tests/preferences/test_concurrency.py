@@ -75,7 +75,7 @@ def test_blocking_while_others_judge_keeps_counts_equal_to_usable_judgments(coll
     from django.core.exceptions import ValidationError
     from django.db.models import Count, Q
 
-    from preferences.services.quality import assessor_block
+    from campaign_core.services.quality import assessor_block
 
     topics, run_a, run_b = sbs
     campaign = PrefCampaign.objects.create(collection=collection, name="race-block", kind="sbs", run_a=run_a,

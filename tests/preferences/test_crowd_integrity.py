@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from judging.services.audit import audit_entries, audit_messages
+from campaign_core.services.audit import audit_entries, audit_messages
 from preferences.models import PrefAssessor, PrefJudgment
 from preferences.services import crowd
 

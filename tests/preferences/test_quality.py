@@ -9,6 +9,7 @@ from django.contrib.admin.models import LogEntry
 from django.core.exceptions import ValidationError
 
 from campaign_core.crowd import completion_url, mturk_submit
+from campaign_core.services import quality as core_quality
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease
 from preferences.services import allocation, crowd, judgments, quality
 from preferences.services.campaigns import doc_pair_create
@@ -112,7 +113,7 @@ def test_a_blocked_assessor_can_neither_answer_nor_revise_but_a_replay_still_ans
     me = _assessor(campaign, alice)
     item = answer(me, token="t1")
     other = allocation.item_next(assessor=me)
-    quality.assessor_block(assessor=_assessor(campaign, alice), user=lead)
+    core_quality.assessor_block(assessor=_assessor(campaign, alice), user=lead)
     for target, token in ((item, "t2"), (other, "t3")):
         with pytest.raises(ValidationError) as error:
             judgments.judgment_submit(assessor=me, item=target, choice=1, token=token)
@@ -130,7 +131,7 @@ def test_a_leads_block_drops_leases_reopens_items_and_is_audited(make_sbs, alice
     allocation.item_next(assessor=a)  # holds a lease on the third item
     counts = dict(PrefItem.objects.filter(campaign=campaign).values_list("position", "judgment_count"))
     assert counts == {1: 1, 2: 1, 3: 0, 4: 0} and PrefLease.objects.filter(assessor=a).count() == 1
-    assert quality.assessor_block(assessor=a, user=lead, reason="  clicks   without reading ")
+    assert core_quality.assessor_block(assessor=a, user=lead, reason="  clicks   without reading ")
     a.refresh_from_db()
     assert (a.blocked, a.blocked_reason) == (True, "blocked by lead: clicks without reading")
     assert not PrefLease.objects.filter(assessor=a).exists()
@@ -141,7 +142,7 @@ def test_a_leads_block_drops_leases_reopens_items_and_is_audited(make_sbs, alice
     assert entry.user == lead and entry.object_id == str(campaign.pk)
     assert json.loads(entry.change_message) == {"kind": "block", "assessor": a.pk, "name": "alice",
                                                 "reason": "clicks without reading"}
-    assert not quality.assessor_block(assessor=a, user=lead)  # already blocked: nothing changes
+    assert not core_quality.assessor_block(assessor=a, user=lead)  # already blocked: nothing changes
     assert LogEntry.objects.count() == 1
     assert allocation.item_next(assessor=a) is None
 
@@ -152,7 +153,7 @@ def test_unblocking_counts_the_judgments_again_and_waives_the_gold_check(gold_ca
     worker.refresh_from_db()
     assert worker.blocked
     assert campaign_results(gold_campaign).excluded_judgments == 3
-    assert quality.assessor_unblock(assessor=worker, user=lead)
+    assert core_quality.assessor_unblock(assessor=worker, user=lead)
     worker.refresh_from_db()
     assert (worker.blocked, worker.blocked_reason, worker.gold_check_waived) == (False, "", True)
     counts = dict(PrefItem.objects.filter(campaign=gold_campaign, is_gold=False).values_list("position", "judgment_count"))
@@ -161,10 +162,10 @@ def test_unblocking_counts_the_judgments_again_and_waives_the_gold_check(gold_ca
     assert seen == [(True, False), (False, False)]
     r = campaign_results(gold_campaign)
     assert (r.overall.wins, r.overall.n, r.excluded_judgments, r.excluded_assessors) == (4, 4, 0, 0)
-    log = quality.quality_log(campaign=gold_campaign)
+    log = core_quality.quality_log(campaign=gold_campaign)
     assert [(e["kind"], e["name"], e["reason"]) for e in log] == [("unblock", "prolific:w1",
                                                                    "gold accuracy 0/3 below 0.50")]
-    assert not quality.assessor_unblock(assessor=worker, user=lead)
+    assert not core_quality.assessor_unblock(assessor=worker, user=lead)
 
 
 def test_results_leave_out_blocked_assessors_and_say_how_many(make_sbs, alice, bob, lead):
@@ -175,7 +176,7 @@ def test_results_leave_out_blocked_assessors_and_say_how_many(make_sbs, alice, b
         answer(b, outcome=-1, token=f"b{n}")
     before = campaign_results(campaign)
     assert (before.overall.wins, before.overall.losses, before.overall.p_value) == (4, 4, 1.0)
-    quality.assessor_block(assessor=b, user=lead)
+    core_quality.assessor_block(assessor=b, user=lead)
     r = campaign_results(campaign)
     assert (r.overall.wins, r.overall.ties, r.overall.losses) == (4, 0, 0)
     assert r.overall.p_value == pytest.approx(0.125)  # 2 / 2^4
@@ -210,7 +211,7 @@ def test_export_leaves_out_blocked_assessors(collection, sbs, alice, bob, lead):
         answer(a, outcome=1, token=f"a{n}")
         answer(b, outcome=-1, token=f"b{n}")
     assert len(prefs_lines(campaign)) == 8
-    quality.assessor_block(assessor=b, user=lead)
+    core_quality.assessor_block(assessor=b, user=lead)
     assert prefs_lines(campaign) == [f"501 a{a.pk} 1 T1-D1 1", f"501 a{a.pk} 1 T1-D2 0",
                                      f"502 a{a.pk} 2 T2-D1 1", f"502 a{a.pk} 2 T2-D9 0"]
 

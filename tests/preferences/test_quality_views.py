@@ -8,8 +8,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from campaign_core.services import quality as core_quality
 from preferences.models import PrefAssessor, PrefCampaign
-from preferences.services import quality
 from tests.conftest import make_user
 from tests.preferences.conftest import answer, crowd_worker
 
@@ -40,7 +40,7 @@ def test_a_lead_blocks_and_unblocks_an_assessor(client, campaign, bob_row, lead)
     assert client.post(_block_url(campaign, bob_row), {"action": "unblock"}).status_code == 302
     bob_row.refresh_from_db()
     assert not bob_row.blocked and bob_row.gold_check_waived
-    assert [e["kind"] for e in quality.quality_log(campaign=campaign)] == ["unblock", "block"]
+    assert [e["kind"] for e in core_quality.quality_log(campaign=campaign)] == ["unblock", "block"]
 
 
 @pytest.mark.parametrize("who, status", [("alice", 403), ("mallory", 404)])
@@ -87,7 +87,7 @@ def test_an_assessor_of_another_campaign_or_a_missing_one_is_404(client, make_sb
 
 
 def test_a_blocked_expert_may_not_open_the_judging_page_nor_sees_the_campaign(client, campaign, bob_row, bob, lead):
-    quality.assessor_block(assessor=bob_row, user=lead)
+    core_quality.assessor_block(assessor=bob_row, user=lead)
     client.force_login(bob)
     judge = reverse("pref-judge", args=[campaign.pk])
     assert client.get(judge).status_code == 403
@@ -149,7 +149,7 @@ def test_results_api_reports_exclusions_and_assessors(client, campaign, bob_row,
     for n in range(2):
         answer(a, outcome=1, token=f"a{n}", seconds=4.0)
         answer(bob_row, outcome=-1, token=f"b{n}", seconds=8.0)
-    quality.assessor_block(assessor=bob_row, user=lead)
+    core_quality.assessor_block(assessor=bob_row, user=lead)
     client.force_login(lead)
     data = client.get(reverse("api-pref-results", args=[campaign.pk])).json()
     assert data["excluded"] == {"judgments": 2, "gold": 0, "assessors": 1}

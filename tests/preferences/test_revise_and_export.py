@@ -11,10 +11,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from campaign_core.services import quality as core_quality
 from metrics.io import run_from_dict
 from metrics.prefs import evaluate_prefs, read_prefs
 from preferences.models import PrefAssessor, PrefCampaign, PrefJudgment
-from preferences.services import allocation, judgments, quality
+from preferences.services import allocation, judgments
 from preferences.services.campaigns import doc_pair_create
 from preferences.services.export import judgments_export
 from tests.preferences.conftest import answer
@@ -103,7 +104,7 @@ def two_judgments(make_sbs, alice, bob, lead):
                               seconds=4.5, token="a")
     item = allocation.item_next(assessor=b)
     judgments.judgment_submit(assessor=b, item=item, choice=-1, comment="ok, fine", seconds=2, token="b")
-    quality.assessor_block(assessor=b, user=lead)
+    core_quality.assessor_block(assessor=b, user=lead)
     return campaign, a, b
 
 

@@ -6,8 +6,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from collections_app.models import Document, Topic
+from collections_app.query_terms import query_terms
 from metrics import prefs
-from preferences.highlight import highlight, query_terms
+from preferences.highlight import highlight
 from preferences.models import PrefAssessor, PrefJudgment
 from preferences.services import allocation, judgments
 from preferences.services.campaigns import doc_pair_create

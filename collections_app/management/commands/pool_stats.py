@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from collections_app.models import Pool
-from collections_app.pooling.stats import pool_stats
+from collections_app.pool_stats import pool_stats
 
 
 def _table(headers: list[str], rows: list[list]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Leads' decisions on a campaign, kept in Django's admin log.
+"""Leads' decisions on a campaign of either kind, kept in Django's admin log.
 
 Rejudge requests, blocks and unblocks, and status changes of relevance and preference
 campaigns are all written the same way: a ``LogEntry`` (action CHANGE) on the campaign whose

@@ -15,9 +15,17 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from collections_app.demo import corpus as demo_corpus
-from collections_app.demo import retrieval
 from collections_app.models import Collection, Membership
+from collections_app.services import imports
+from collections_app.services.collections import collection_create, membership_set
+from collections_app.services.pools import pool_build
+from demo import corpus as demo_corpus
+from demo import retrieval
+from judging.models import Campaign
+from judging.plan import CampaignPlan
+from judging.services.campaigns import campaign_create
+from preferences.models import PrefCampaign
+from preferences.services.campaigns import side_by_side_create
 
 SLUG = "demo"
 POOL_NAME = "depth-10"
@@ -43,8 +51,6 @@ PREFERENCE_RUNS = ("bm25-td", "tfidf-t")
 def demo_setup(*, seed: int = 42, num_documents: int = 1200, num_topics: int = 10, depth: int = 100,
                stdout=None) -> DemoReport:
     """Create (or complete) the demo collection and its accounts; return what was done."""
-    from collections_app.services.collections import collection_create, membership_set
-
     users = {}
     User = get_user_model()
     for username, password, _role in ACCOUNTS:
@@ -79,25 +85,20 @@ def _ensure_campaign(*, collection: Collection, users: dict, report: DemoReport)
     A fifth of the pairs are judged by both assessors (for agreement), and the
     prior round's labels serve as gold pairs, with a crowd link enabled.
     """
-    from judging.models import Campaign
-    from judging.services.campaigns import campaign_create
-
     if Campaign.objects.filter(collection=collection, name=CAMPAIGN_NAME).exists():
         return
     campaign = campaign_create(
         collection=collection, pool=collection.pools.get(name=POOL_NAME), name=CAMPAIGN_NAME,
-        created_by=users["lead"], assessors=[users["alice"], users["bob"]], overlap="fraction",
-        overlap_fraction=0.2, seed=0, gold_qrels=collection.qrels_sets.get(name=QRELS_NAME), gold_rate=0.1,
-        crowd_enabled=True, crowd_batch_size=10,
+        created_by=users["lead"], assessors=[users["alice"], users["bob"]],
+        plan=CampaignPlan.of(overlap="fraction", overlap_fraction=0.2, seed=0,
+                             gold_qrels=collection.qrels_sets.get(name=QRELS_NAME), gold_rate=0.1,
+                             crowd_enabled=True, crowd_batch_size=10),
     )
     report.steps.append(f"campaign {campaign.name}: {campaign.items.count()} items for alice and bob")
 
 
 def _ensure_preference_campaign(*, collection: Collection, users: dict, report: DemoReport) -> None:
     """Start a side-by-side study of two demo runs over every topic, judged by alice and bob."""
-    from preferences.models import PrefCampaign
-    from preferences.services.campaigns import side_by_side_create
-
     if PrefCampaign.objects.filter(collection=collection, name=PREFERENCE_NAME).exists():
         return
     run_a, run_b = (collection.runs.get(tag=tag) for tag in PREFERENCE_RUNS)
@@ -110,9 +111,6 @@ def _ensure_preference_campaign(*, collection: Collection, users: dict, report: 
 
 
 def _load(*, collection, data, tmp: Path, depth: int, seed: int, lead, report: DemoReport) -> None:
-    from collections_app.services import imports
-    from collections_app.services.pools import pool_build
-
     if not collection.topics.exists():
         path = tmp / "topics.txt"
         path.write_text("".join(_trec_topic(topic) for topic in data.topics), encoding="utf-8")

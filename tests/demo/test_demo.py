@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from collections_app.demo import corpus, retrieval
 from collections_app.models import Collection, Pool, QrelsSet, Run
+from demo import corpus, retrieval
 from judging.models import Campaign, Item
 from preferences.models import PrefCampaign
 

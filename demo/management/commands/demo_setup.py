@@ -1,7 +1,7 @@
 """manage.py demo_setup: load the demo collection and accounts (idempotent)."""
 from django.core.management.base import BaseCommand
 
-from collections_app.demo.setup import demo_setup
+from demo.setup import demo_setup
 
 
 class Command(BaseCommand):
