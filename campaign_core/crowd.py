@@ -148,21 +148,31 @@ def _workers(kind: CrowdKind, campaign):
     return kind.assessor_model.objects.filter(campaign=campaign, kind=CROWD)
 
 
+def _count_new_worker(kind: CrowdKind, campaign, ip: str) -> None:
+    key = _ip_key(kind, campaign, ip)
+    cache.add(key, 0, IP_WINDOW_SECONDS)
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between add and incr: this worker opens a new window
+        cache.set(key, 1, IP_WINDOW_SECONDS)
+
+
 def _create(kind: CrowdKind, campaign, who: Identity, ip: str):
     """Create a new worker within the campaign's caps; return the existing one if the same id won a race."""
     model = kind.assessor_model
     refusal = None
     with transaction.atomic():
-        # The campaign's row lock makes "count, then create" one step: two joins cannot both take the last place.
-        type(campaign).objects.select_for_update().filter(pk=campaign.pk).first()
+        # The campaign's row lock makes "count, then create" one step: two joins cannot both take the last
+        # place, and the caps are read as the lead last saved them.
+        locked = type(campaign).objects.select_for_update().get(pk=campaign.pk)
         if who.worker_id:
             existing = _workers(kind, campaign).filter(platform=who.mode, worker_id=who.worker_id).first()
             if existing is not None:
                 return existing, False
-        ip_cap = campaign.crowd_max_new_per_ip_hour
-        if campaign.crowd_max_workers and _workers(kind, campaign).count() >= campaign.crowd_max_workers:
+        ip_cap = locked.crowd_max_new_per_ip_hour if ip else 0
+        if locked.crowd_max_workers and _workers(kind, campaign).count() >= locked.crowd_max_workers:
             refusal = ("campaign_full", "This study has all the workers it needs.")
-        elif ip and ip_cap and (cache.get(_ip_key(kind, campaign, ip)) or 0) >= ip_cap:
+        elif ip_cap and (cache.get(_ip_key(kind, campaign, ip)) or 0) >= ip_cap:
             refusal = ("too_many_from_address",
                        "Too many new workers started from your network in the last hour. Try again later.")
         else:
@@ -173,15 +183,10 @@ def _create(kind: CrowdKind, campaign, who: Identity, ip: str):
                                                   worker_id=worker_id, platform_data=who.data)
             except IntegrityError:  # the same id joining twice at once on a backend without row locks
                 return _workers(kind, campaign).get(platform=who.mode, worker_id=worker_id), False
+            if ip_cap:
+                _count_new_worker(kind, campaign, ip)  # still under the lock: the next join sees this one
     if refusal is not None:  # audited outside the transaction above, which an exception inside would roll back
         raise _refuse(kind, campaign, *refusal, ip=ip, worker_id=who.worker_id)
-    if ip and ip_cap:
-        key = _ip_key(kind, campaign, ip)
-        cache.add(key, 0, IP_WINDOW_SECONDS)
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr: this worker opens a new window
-            cache.set(key, 1, IP_WINDOW_SECONDS)
     return worker, True
 
 

@@ -35,7 +35,9 @@ class CampaignCreateForm(forms.Form):
     crowd_enabled = forms.BooleanField(required=False, label="Open a crowd batch link")
     crowd_batch_size = forms.IntegerField(min_value=1, max_value=1000, initial=20)
     crowd_instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
-    crowd_completion_code = forms.CharField(max_length=100, required=False)
+    crowd_completion_code = forms.CharField(
+        max_length=100, required=False, label="Platform completion code (Prolific study code)",
+        help_text="Put in the completion URL's cc=; every worker is also shown a code of their own.")
     crowd_completion_url = forms.URLField(max_length=2000, required=False, label="Completion URL (Prolific)", assume_scheme="https")
 
     def __init__(self, *args, collection, **kwargs):

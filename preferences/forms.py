@@ -33,7 +33,9 @@ class CampaignForm(forms.Form):
     crowd_enabled = forms.BooleanField(required=False, label="Open a crowd link")
     crowd_batch_size = forms.IntegerField(min_value=1, max_value=1000, initial=10,
                                           help_text="Items per crowd worker, gold included.")
-    crowd_completion_code = forms.CharField(max_length=100, required=False)
+    crowd_completion_code = forms.CharField(
+        max_length=100, required=False, label="Platform completion code (Prolific study code)",
+        help_text="Put in the completion URL's cc=; every worker is also shown a code of their own.")
     crowd_completion_url = forms.URLField(max_length=2000, required=False, label="Completion URL (Prolific)",
                                           assume_scheme="https")
     assessors = forms.ModelMultipleChoiceField(queryset=None, required=False)

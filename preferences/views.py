@@ -66,6 +66,7 @@ def campaign_results(request, campaign_id):
         "campaign": campaign, "r": results.campaign_results(campaign), "crowd_url": crowd_url,
         "crowd_form": CrowdEntryForm.for_campaign(campaign),
         "crowd_settings_url": reverse("pref-crowd-settings", args=[campaign.pk]),
+        "crowd_refusals": crowd.crowd_refusals(campaign=campaign) if campaign.crowd_enabled else [],
         "log": quality.quality_log(campaign=campaign)})
 
 

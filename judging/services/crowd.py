@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from campaign_core import crowd as core
-from campaign_core.services.audit import audit, audit_automatic
+from campaign_core.services.audit import audit, audit_automatic, audit_entries, audit_messages
 from judging.models import Assessor, Campaign, Judgment
 from judging.services.quality import gold_answers
 
@@ -79,6 +79,12 @@ def crowd_code_check(*, campaign: Campaign, worker_id: str, code: str) -> bool:
 def crowd_settings_update(*, campaign, user, **values) -> list[str]:
     """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
     return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
+
+
+def crowd_refusals(*, campaign: Campaign, limit: int = 20) -> list[dict]:
+    """Return the campaign's latest refused crowd entries, newest first: when, which rule, which id, which address."""
+    entries = audit_entries(campaign=campaign, kinds=[core.AUDIT_KIND])[:limit]
+    return [{"at": entry.action_time, **data} for entry, data in audit_messages(entries, [core.AUDIT_KIND])]
 
 
 def crowd_workers_csv(*, campaign: Campaign) -> str:

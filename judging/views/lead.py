@@ -18,6 +18,7 @@ from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
 from judging.selectors import campaign_progress, conflicts
 from judging.services.campaigns import campaign_create, campaign_set_status
+from judging.services.crowd import crowd_refusals
 from judging.services.prels import campaign_prels
 from judging.services.qrels import RULES, adjudicate, final_labels_csv, judgments_export, qrels_freeze
 from metrics import MetricsInputError, qrels_from_text
@@ -84,6 +85,7 @@ def campaign_detail(request: HttpRequest, slug: str, campaign_id: int) -> HttpRe
         "collection": campaign.collection, "campaign": campaign, "progress": campaign_progress(campaign=campaign),
         "assessors": assessors, "crowd_link": crowd_link, "crowd_form": CrowdEntryForm.for_campaign(campaign),
         "crowd_settings_url": reverse("campaign-crowd-settings", args=[campaign.collection.slug, campaign.pk]),
+        "crowd_refusals": crowd_refusals(campaign=campaign) if campaign.crowd_enabled else [],
     })
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from campaign_core import crowd as core
-from campaign_core.services.audit import audit, audit_automatic
+from campaign_core.services.audit import audit, audit_automatic, audit_entries, audit_messages
 from preferences.models import PrefAssessor, PrefCampaign, PrefJudgment
 
 LEGACY_SESSION = "pref-crowd-{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)
@@ -75,6 +75,12 @@ def crowd_code_check(*, campaign: PrefCampaign, worker_id: str, code: str) -> bo
 def crowd_settings_update(*, campaign, user, **values) -> list[str]:
     """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
     return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
+
+
+def crowd_refusals(*, campaign: PrefCampaign, limit: int = 20) -> list[dict]:
+    """Return the campaign's latest refused crowd entries, newest first: when, which rule, which id, which address."""
+    entries = audit_entries(campaign=campaign, kinds=[core.AUDIT_KIND])[:limit]
+    return [{"at": entry.action_time, **data} for entry, data in audit_messages(entries, [core.AUDIT_KIND])]
 
 
 def crowd_workers_csv(*, campaign: PrefCampaign) -> str:

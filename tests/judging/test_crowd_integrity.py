@@ -218,3 +218,11 @@ def test_the_lead_sets_expected_ids_and_caps_and_the_change_is_audited(client, c
     assert client.post(url, {**settings, "crowd_max_workers": "-1"}).status_code == 302
     campaign.refresh_from_db()
     assert campaign.crowd_max_workers == 50
+
+
+def test_the_lead_sees_refused_entries_on_the_campaign_page(client, collection, campaign, lead):
+    _start(Client(), campaign)
+    Client().get(_url("crowd-entry", campaign), VICTIM, REMOTE_ADDR="10.6.6.6")
+    client.force_login(lead)
+    page = client.get(reverse("campaign-detail", args=[collection.slug, campaign.pk])).content.decode()
+    assert 'id="crowd-refusals"' in page and "bound_elsewhere" in page and "victim" in page

@@ -113,3 +113,10 @@ def test_the_lead_changes_crowd_settings_of_a_preference_campaign(client, campai
     campaign.refresh_from_db()
     assert (campaign.crowd_study_id, campaign.crowd_hit_id, campaign.crowd_max_workers,
             campaign.crowd_max_new_per_ip_hour, campaign.crowd_anonymous_allowed) == ("", "H", 3, 0, False)
+
+
+def test_the_lead_sees_refused_entries_on_the_results_page(client, campaign, lead):
+    Client().get(_entry(campaign), {"PROLIFIC_PID": "p", "STUDY_ID": "other"})
+    client.force_login(lead)
+    page = client.get(reverse("pref-campaign-results", args=[campaign.pk])).content.decode()
+    assert 'id="crowd-refusals"' in page and "wrong_study" in page
