@@ -15,7 +15,10 @@ from django.utils import timezone
 from judging.models import Assessor
 from judging.services import crowd
 
-BEFORE = [("judging", "0004_assessor_blocked_at_gold_check_waived"), ("preferences", "0002_crowd_quality")]
+# collections_app is pinned too: its later migrations (other features) would otherwise stay applied
+# under a historical Collection model that lacks their columns.
+BEFORE = [("collections_app", "0004_job_kind_simulate"), ("judging", "0004_assessor_blocked_at_gold_check_waived"),
+          ("preferences", "0002_crowd_quality")]
 AFTER = [("judging", "0005_i19_crowd_integrity"), ("preferences", "0003_i19_crowd_integrity")]
 
 
