@@ -34,7 +34,17 @@ def test_lead_sees_every_page(client, scored, lead):
         assert client.get(url).status_code == 200, name
 
 
-def test_assessor_sees_member_pages_only(client, scored, alice):
+def test_assessor_is_blind_to_every_evaluation_page_by_default(client, scored, alice):
+    client.force_login(alice)
+    for name, url in urls(scored.slug).items():
+        response = client.get(url)
+        assert response.status_code == 403, name
+        assert "(blind judging)" in response.content.decode() or name in LEAD_PAGES, name
+
+
+def test_assessor_sees_member_pages_only_once_the_lead_opens_systems(client, scored, alice):
+    scored.assessors_see_systems = True
+    scored.save()
     client.force_login(alice)
     for name, url in urls(scored.slug).items():
         assert client.get(url).status_code == (200 if name in MEMBER_PAGES else 403), name
