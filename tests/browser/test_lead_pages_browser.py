@@ -39,6 +39,7 @@ def test_lead_pages_fit_a_laptop_show_legends_and_pass_axe(page, login, live_ser
         "significance": reverse("evaluation-significance", args=[slug]) + "?runs=2",
         "keys": reverse("campaign-settings", args=[slug, campaign.pk]),
         "qrels": reverse("campaign-qrels", args=[slug, campaign.pk]),
+        "stability": reverse("evaluation-stability", args=[slug]),
     }
     for name, url in pages.items():
         page.goto(live_server.url + url)
@@ -53,6 +54,10 @@ def test_lead_pages_fit_a_laptop_show_legends_and_pass_axe(page, login, live_ser
     assert all(("sig-" in c) or c.strip() == "num" for c in classes)
     # Run tags keep their case in table headers.
     assert page.eval_on_selector_all("#significance th", "ths => ths.every(th => getComputedStyle(th).textTransform === 'none')")
+
+    page.goto(live_server.url + pages["stability"])
+    a, b = page.input_value("select[name=a]"), page.input_value("select[name=b]")
+    assert page.locator("select[name=a] option").count() < 2 or a != b  # A and B start on different versions
 
     page.goto(live_server.url + pages["collection"])
     assert page.locator("#topics").evaluate("d => d.open") is False  # topics folded

@@ -108,3 +108,17 @@ def test_pages_render_without_qrels_or_runs(client, collection, lead):
     for name in ("significance", "stability", "pool_bias"):
         assert client.get(pages[name]).status_code == 200, name
     assert client.get(pages["topics"]).status_code == 404  # no such run
+
+
+def test_stability_starts_with_qrels_a_and_b_on_different_versions(client, scored, lead, tmp_path):
+    import re
+
+    from collections_app.services.imports import qrels_import
+    from tests.evaluation.conftest import QRELS, write_qrels
+
+    qrels_import(collection=scored, source=write_qrels(tmp_path / "second.qrels", QRELS), name="second", user=lead)
+    client.force_login(lead)
+    html = client.get(urls(scored.slug)["stability"]).content.decode()
+    selected = {name: re.search(rf'<select name="{name}">.*?<option value="([^"]+)" selected', html, re.S).group(1)
+                for name in ("a", "b")}
+    assert selected["a"] != selected["b"]
