@@ -143,3 +143,12 @@ def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=()) -> 
         adjudication = getattr(item, "adjudication", None)  # a missing reverse one-to-one raises AttributeError
         rows.append({"item": item, "pair": item.pair, "labels": labels[item.pk], "adjudication": adjudication})
     return rows
+
+
+def pairs_without_text(*, pool) -> int:
+    """Return how many of the pool's pairs have no document text to show an assessor (missing or blank)."""
+    from collections_app.models import PoolPair
+
+    return PoolPair.objects.filter(pool=pool).filter(
+        Q(document__isnull=True) | Q(document__text__regex=r"^\s*$")
+    ).count()

@@ -89,3 +89,21 @@ def test_lead_sets_keys_and_guidelines_on_the_page_and_assessors_may_not(client,
     client.force_login(alice)
     page = client.get(reverse("judge", args=[campaign.pk])).content.decode()
     assert 'data-key="a"' in page and "<strong>Be strict.</strong>" in page and "<em>batteries</em>" in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("blank", [True, False])
+def test_a_campaign_on_a_pool_without_document_text_warns_the_lead(client, collection, lead, alice, blank):
+    from collections_app.models import Document
+
+    pool = make_pool(collection, topics=1, docs_per_topic=3)
+    if blank:
+        Document.objects.filter(collection=collection).update(text="  \n")
+    client.force_login(lead)
+    response = client.post(reverse("campaign-new", args=[collection.slug]), {
+        "name": "round", "pool": pool.pk, "assessors": [alice.pk], "split": "shared_queue", "overlap": "none",
+        "judgments_per_pair": 1, "overlap_fraction": 0, "calibration_size": 0, "order": "pool", "seed": 0,
+        "lease_seconds": 300, "gold_rate": 0, "gold_accuracy_threshold": 0, "crowd_batch_size": 10,
+    }, follow=True)
+    body = response.content.decode()
+    assert ("3 of the pool&#x27;s pairs have no document text" in body) == blank
