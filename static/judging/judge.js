@@ -94,6 +94,7 @@
     $("progress-bar").value = progress.done;
     var body = $("topic-progress");
     body.textContent = "";
+    $("topic-progress-block").hidden = !(progress.topics && progress.topics.length);  // crowd batches have none
     (progress.topics || []).forEach(function (t) {
       var row = document.createElement("tr");
       [t.qid, t.title, t.done + " / " + t.assigned].forEach(function (value) {

@@ -63,4 +63,5 @@ def test_crowd_pages_fit_a_phone(page, live_server, collection, lead, alice):
     page.check("#consent")
     page.click("#consent-submit")
     page.wait_for_selector("#doc-text")
+    assert page.get_attribute("#topic-progress-block", "hidden") is not None  # a crowd batch has no per-topic progress
     _walk(page, page.url, "crowd-judge", ready="#doc-text")
