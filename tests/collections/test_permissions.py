@@ -212,3 +212,12 @@ def test_anonymous_cannot_create_a_collection(db):
 
     assert _api(None).post("/api/collections/", {"slug": "x"}, format="json").status_code in (401, 403)
     assert not Collection.objects.exists()
+
+
+def test_lead_opens_systems_through_the_api_and_an_assessor_cannot(lead, alice, seeded):
+    url = "/api/collections/demo/"
+    assert _api(alice).patch(url, {"assessors_see_systems": True}, format="json").status_code == 403
+    assert _api(alice).get("/api/collections/demo/runs/").status_code == 403
+    response = _api(lead).patch(url, {"assessors_see_systems": True}, format="json")
+    assert response.status_code == 200 and response.json()["assessors_see_systems"] is True
+    assert _api(alice).get("/api/collections/demo/runs/").status_code == 200
