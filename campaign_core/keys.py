@@ -74,4 +74,4 @@ def validate_keys(scale: list[dict[str, Any]], overrides: dict[str, str]) -> Non
     """Raise ValidationError(code="key_clash") listing every problem of a campaign's keys."""
     problems = keys_problems(scale, overrides)
     if problems:
-        raise ValidationError(problems, code="key_clash")
+        raise ValidationError(" ".join(problems), code="key_clash")

@@ -1,7 +1,9 @@
 """The collections API: validate, call a service (or enqueue a job), serialize.
 
 Every endpoint goes through ``collection_for_user``: outsiders get 404, assessors may
-read, and only leads may change a collection.
+read, and only leads may change a collection. Endpoints that name systems (runs, pools with
+their runs and per-pair run ranks, jobs whose parameters name runs) set ``systems = True``:
+assessors are blind to them unless a lead opens them (``Collection.assessors_see_systems``).
 """
 from __future__ import annotations
 
@@ -30,13 +32,16 @@ class CollectionScoped:
 
     kwargs: dict
     request: Request
+    systems = False  # True where the answer names systems: assessors then need the lead's opening
 
     def collection(self, *, lead_only: bool = False) -> Collection:
         cache = f"_collection_{lead_only}"
         if not hasattr(self, cache):
             # Re-raise as DRF exceptions so the error body carries its code like every other error.
             try:
-                found = collection_for_user(self.request.user, self.kwargs["slug"], lead_only=lead_only)
+                found = collection_for_user(
+                    self.request.user, self.kwargs["slug"], lead_only=lead_only, systems=self.systems
+                )
             except Http404:
                 raise exceptions.NotFound("No such collection.") from None
             except DjangoPermissionDenied as exc:
@@ -189,6 +194,8 @@ class QrelsList(_UploadMixin, generics.ListAPIView):
 class RunList(CollectionScoped, generics.ListAPIView):
     """List a collection's runs; leads upload one or many TREC run files (a background job)."""
 
+    systems = True
+
     queryset = Run.objects.none()  # for the schema; get_queryset scopes to the collection
     serializer_class = serializers.RunSerializer
     filterset_class = RunFilter
@@ -211,6 +218,8 @@ class RunList(CollectionScoped, generics.ListAPIView):
 class RunDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
     """Show a run; leads delete it unless a frozen pool was built from it."""
 
+    systems = True
+
     serializer_class = serializers.RunSerializer
 
     def get_object(self) -> Run:
@@ -222,6 +231,8 @@ class RunDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
 
 class PoolList(CollectionScoped, generics.ListAPIView):
     """List a collection's pools; leads build a new one (a background job)."""
+
+    systems = True
 
     queryset = Pool.objects.none()  # for the schema; get_queryset scopes to the collection
     serializer_class = serializers.PoolSerializer
@@ -243,6 +254,8 @@ class PoolList(CollectionScoped, generics.ListAPIView):
 class PoolDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
     """Show a pool; leads delete it while it is not frozen."""
 
+    systems = True
+
     serializer_class = serializers.PoolSerializer
 
     def get_object(self):
@@ -255,6 +268,8 @@ class PoolDetail(CollectionScoped, generics.RetrieveDestroyAPIView):
 
 class PoolDeepen(CollectionScoped, APIView):
     """Deepen a depth pool (e.g. k=10 to k=20) without duplicating its pairs (a background job)."""
+
+    systems = True
 
     @extend_schema(request=serializers.PoolDeepenSerializer, responses={202: serializers.JobSerializer})
     def post(self, request: Request, slug: str, name: str) -> Response:
@@ -270,6 +285,8 @@ class PoolDeepen(CollectionScoped, APIView):
 class PoolStats(CollectionScoped, APIView):
     """Return a pool's statistics: sizes per topic, contributions and unique documents per run, overlap."""
 
+    systems = True
+
     @extend_schema(responses={200: OpenApiResponse(description="pool_stats() dictionary")})
     def get(self, request: Request, slug: str, name: str) -> Response:
         pool = get_object_or_404(self.visible_pools(), name=name)
@@ -278,6 +295,8 @@ class PoolStats(CollectionScoped, APIView):
 
 class PoolPairList(CollectionScoped, generics.ListAPIView):
     """List a pool's pairs in judging order (paginated; filter by qid)."""
+
+    systems = True
 
     queryset = PoolPair.objects.none()  # for the schema; get_queryset scopes to the collection
     serializer_class = serializers.PoolPairSerializer
@@ -294,6 +313,8 @@ class PoolPairList(CollectionScoped, generics.ListAPIView):
 class JobList(CollectionScoped, generics.ListAPIView):
     """List a collection's background jobs, newest first."""
 
+    systems = True
+
     queryset = Job.objects.none()  # for the schema; get_queryset scopes to the collection
     serializer_class = serializers.JobSerializer
 
@@ -303,6 +324,8 @@ class JobList(CollectionScoped, generics.ListAPIView):
 
 class JobDetail(CollectionScoped, generics.RetrieveAPIView):
     """Show one background job: status, progress, then result or problems."""
+
+    systems = True
 
     serializer_class = serializers.JobSerializer
 

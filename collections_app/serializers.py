@@ -13,7 +13,8 @@ class CollectionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Collection
-        fields = ["slug", "name", "description", "guidelines", "scale", "relevant_threshold", "created_at", "role"]
+        fields = ["slug", "name", "description", "guidelines", "scale", "relevant_threshold", "assessors_see_systems",
+                  "created_at", "role"]
         read_only_fields = ["slug", "scale", "relevant_threshold", "created_at", "role"]
 
     def get_role(self, obj: Collection) -> str | None:

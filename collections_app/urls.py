@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("collections/new/", views.collection_create, name="collection-create"),
     path(prefix, views.collection_detail, name="collection-detail"),
+    path(prefix + "blindness/", views.collection_blindness, name="collection-blindness"),
     path(prefix + "upload/<str:kind>/", views.upload, name="collection-upload"),
     path(prefix + "jobs/<int:pk>/", views.job_detail, name="job-detail"),
     path(prefix + "pools/new/", views.pool_build, name="pool-build"),

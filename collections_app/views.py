@@ -60,22 +60,45 @@ def collection_create(request: HttpRequest) -> HttpResponse:
     return render(request, "collections_app/collection_create.html", {"form": form})
 
 
+TOPICS_PER_PAGE = 25
+
+
 @login_required
 def collection_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """Show a collection's overview: topics, document count, runs, pools, qrels sets, members, jobs."""
     collection = collection_for_user(request.user, slug)
+    systems = collection.viewer_sees_systems  # blind assessors see no runs, pools or jobs (they name runs)
     context = {
         "collection": collection,
         "role": role_in(request.user, collection),
-        "topics": collection.topics.all(),
+        "sees_systems": systems,
+        "topics": Paginator(collection.topics.all(), TOPICS_PER_PAGE).get_page(request.GET.get("topics_page")),
+        "topics_open": "topics_page" in request.GET,
         "num_documents": collection.documents.count(),
-        "runs": Run.objects.filter(collection=collection).order_by("tag"),
-        "pools": selectors.pools_for(collection, with_gold=collection.viewer_role == Membership.Role.LEAD),
+        "runs": Run.objects.filter(collection=collection).order_by("tag") if systems else Run.objects.none(),
+        "pools": (selectors.pools_for(collection, with_gold=collection.viewer_role == Membership.Role.LEAD)
+                  if systems else []),
         "qrels_sets": collection.qrels_sets.order_by("imported_at"),
         "members": selectors.members_of(collection),
-        "jobs": selectors.jobs_for(collection)[:10],
+        "jobs": selectors.jobs_for(collection)[:10] if systems else [],
     }
     return render(request, "collections_app/collection_detail.html", context)
+
+
+@login_required
+@require_POST
+def collection_blindness(request: HttpRequest, slug: str) -> HttpResponse:
+    """Let a lead open runs and evaluation to the collection's assessors, or keep them blind."""
+    from collections_app.services.collections import collection_set_assessors_see_systems
+
+    collection = collection_for_user(request.user, slug, lead_only=True)
+    visible = request.POST.get("assessors_see_systems") == "1"
+    collection_set_assessors_see_systems(collection=collection, visible=visible)
+    if visible:
+        messages.success(request, "Assessors of this collection can now see runs, pools and evaluation.")
+    else:
+        messages.success(request, "Assessors of this collection are blind to runs, pools and evaluation again.")
+    return redirect("collection-detail", slug=slug)
 
 
 @login_required
@@ -99,7 +122,7 @@ def upload(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
 @login_required
 def job_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Show a job's progress (the page polls the API) and then its result or its problems."""
-    collection = collection_for_user(request.user, slug)
+    collection = collection_for_user(request.user, slug, systems=True)
     job = get_object_or_404(Job, collection=collection, pk=pk)
     return render(request, "collections_app/job_detail.html", {"collection": collection, "job": job})
 
@@ -119,7 +142,7 @@ def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """Show a pool: per-topic sizes, per-run contributions and unique documents, and its pairs."""
-    collection = collection_for_user(request.user, slug)
+    collection = collection_for_user(request.user, slug, systems=True)
     is_lead = collection.viewer_role == Membership.Role.LEAD
     pool = get_object_or_404(selectors.pools_for(collection, with_gold=is_lead), name=name)
     pairs = selectors.pool_pairs(pool)

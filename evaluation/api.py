@@ -1,6 +1,7 @@
 """Evaluation API: validate the query → call a selector → serialize.
 
-Leaderboard, per-topic scores and significance: every member of the collection (lead or assessor).
+Leaderboard, per-topic scores and significance: leads, and assessors only where a lead has opened
+the collection's systems to them (``Collection.assessors_see_systems``; blind by default).
 Stability and pool bias: leads only (they show individual assessors' labels and pooling blind spots).
 Outsiders get 404, anonymous requests 401/403 (DRF's IsAuthenticated).
 """
@@ -48,7 +49,7 @@ class Leaderboard(APIView):
 
     @extend_schema(parameters=[serializers.LeaderboardQuerySerializer], responses=serializers.LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        collection = collection_for_user(request.user, slug)
+        collection = collection_for_user(request.user, slug, systems=True)
         q = _query(serializers.LeaderboardQuerySerializer, request)
         scored = board(collection, source=q["source"] or None, sort=q["sort"] or None, descending=q["order"] == "desc")
         rows = [{"rank": r.rank, "tag": r.tag, "num_topics": r.num_topics,
@@ -68,7 +69,7 @@ class RunTopics(APIView):
 
     @extend_schema(parameters=[serializers.SourceQuerySerializer], responses=serializers.RunTopicsSerializer)
     def get(self, request: Request, slug: str, tag: str) -> Response:
-        collection = collection_for_user(request.user, slug)
+        collection = collection_for_user(request.user, slug, systems=True)
         q = _query(serializers.SourceQuerySerializer, request)
         source, topics = run_topics(collection, tag, source=q["source"] or None)
         return Response(serializers.RunTopicsSerializer({"source": _source(source), "tag": tag, "topics": topics}).data)
@@ -79,7 +80,7 @@ class Significance(APIView):
 
     @extend_schema(parameters=[serializers.SignificanceQuerySerializer], responses=serializers.SignificanceSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        collection = collection_for_user(request.user, slug)
+        collection = collection_for_user(request.user, slug, systems=True)
         q = _query(serializers.SignificanceQuerySerializer, request)
         source, matrix = significance(collection, source=q["source"] or None, measure=q["measure"],
                                       max_runs=q["runs"], seed=q["seed"])
@@ -96,7 +97,7 @@ class Stability(APIView):
 
     @extend_schema(parameters=[serializers.StabilityQuerySerializer], responses=serializers.StabilitySerializer)
     def get(self, request: Request, slug: str) -> Response:
-        collection = collection_for_user(request.user, slug, lead_only=True)
+        collection = collection_for_user(request.user, slug, lead_only=True, systems=True)
         q = _query(serializers.StabilityQuerySerializer, request)
         comparisons = stability(collection, source_a=q["a"] or None, source_b=q["b"] or None,
                                 campaign_id=q["campaign"], measure=q["measure"])
@@ -109,7 +110,7 @@ class PoolBias(APIView):
 
     @extend_schema(parameters=[serializers.PoolBiasQuerySerializer], responses=serializers.PoolBiasSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        collection = collection_for_user(request.user, slug, lead_only=True)
+        collection = collection_for_user(request.user, slug, lead_only=True, systems=True)
         q = _query(serializers.PoolBiasQuerySerializer, request)
         source, depth, rows = pool_bias_report(collection, source=q["source"] or None, depth=q["depth"],
                                                by_group=q["by"] == "group")

@@ -26,8 +26,8 @@ def pr_curves_svg(curves: Sequence[tuple[str, Sequence[float]]], *, width: int =
     for i in range(11):
         v = i / 10
         parts.append(f'<line x1="{x(0):.1f}" y1="{y(v):.1f}" x2="{x(1):.1f}" y2="{y(v):.1f}" stroke="#eee"/>')
-        parts.append(f'<text x="{x(v):.1f}" y="{height - bottom + 15}" font-size="10" text-anchor="middle">{v:.1f}</text>')
-        parts.append(f'<text x="{left - 5}" y="{y(v) + 3:.1f}" font-size="10" text-anchor="end">{v:.1f}</text>')
+        parts.append(f'<text x="{x(v):.1f}" y="{height - bottom + 15}" font-size="11" text-anchor="middle">{v:.1f}</text>')
+        parts.append(f'<text x="{left - 5}" y="{y(v) + 3:.1f}" font-size="11" text-anchor="end">{v:.1f}</text>')
     parts.append(f'<text x="{left + pw / 2:.1f}" y="{height - 5}" font-size="11" text-anchor="middle">Recall</text>')
     parts.append(f'<text x="12" y="{top + ph / 2:.1f}" font-size="11" text-anchor="middle" '
                  f'transform="rotate(-90 12 {top + ph / 2:.1f})">Precision</text>')
@@ -42,3 +42,33 @@ def pr_curves_svg(curves: Sequence[tuple[str, Sequence[float]]], *, width: int =
         parts.append(f'<text x="{width - right + 25}" y="{ly + 1}" font-size="11">{escape(tag[:24])}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+SIGNIFICANCE_LEVELS = ((0.001, "3"), (0.01, "2"))
+
+
+def significance_class(cell, alpha: float) -> str:
+    """Return the CSS classes colouring one significance cell by direction and Holm-corrected p.
+
+    "row-better" (blue) or "row-worse" (orange) when the row run's mean is higher or lower,
+    then a strength: "sig-3" for p_Holm ≤ 0.001, "sig-2" for ≤ 0.01, "sig-1" for ≤ alpha;
+    a difference that is not significant gets "sig-0" (no colour), so colour always means a
+    corrected significant difference and its hue says which way.
+
+    >>> from types import SimpleNamespace as C
+    >>> significance_class(C(mean_difference=0.1, p_holm=0.0005), 0.05)
+    'row-better sig-3'
+    >>> significance_class(C(mean_difference=-0.1, p_holm=0.03), 0.05)
+    'row-worse sig-1'
+    >>> significance_class(C(mean_difference=0.2, p_holm=0.2), 0.05)
+    'sig-0'
+    >>> significance_class(None, 0.05)
+    ''
+    """
+    if cell is None:
+        return ""
+    if cell.p_holm > alpha or cell.mean_difference == 0:
+        return "sig-0"
+    direction = "row-better" if cell.mean_difference > 0 else "row-worse"
+    strength = next((level for limit, level in SIGNIFICANCE_LEVELS if cell.p_holm <= limit), "1")
+    return f"{direction} sig-{strength}"

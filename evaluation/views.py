@@ -54,7 +54,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
     For a sampled campaign's labels the estimates (infAP, xinfAP, infNDCG@10) stand beside the
     measures they estimate, with the sample's size.
     """
-    collection = collection_for_user(request.user, slug)
+    collection = collection_for_user(request.user, slug, systems=True)
     descending = request.GET.get("order", "desc") != "asc"
     try:
         scored = board(collection, source=_source_param(request), sort=request.GET.get("sort") or None,
@@ -79,7 +79,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def run_topics_page(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     """Show one run's scores on every topic it was scored on."""
-    collection = collection_for_user(request.user, slug)
+    collection = collection_for_user(request.user, slug, systems=True)
     try:
         source, topics = run_topics(collection, tag, source=_source_param(request))
     except ValidationError as exc:
@@ -111,7 +111,7 @@ def _measure(request: HttpRequest) -> str:
 @require_GET
 def significance_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Show the Holm-corrected randomization-test matrix between the best runs for one measure."""
-    collection = collection_for_user(request.user, slug)
+    collection = collection_for_user(request.user, slug, systems=True)
     measure = _measure(request)
     max_runs = _int(request.GET.get("runs"), MAX_RUNS, low=2, high=MAX_RUNS)
     explanation = ""
@@ -139,7 +139,7 @@ def _chosen_source(collection, request: HttpRequest):
 @require_GET
 def stability_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Compare system rankings under two qrels or between assessors of a campaign (leads only)."""
-    collection = collection_for_user(request.user, slug, lead_only=True)
+    collection = collection_for_user(request.user, slug, lead_only=True, systems=True)
     measure = _measure(request)
     campaign_id = _int(request.GET.get("campaign"), None, low=1, high=2**31 - 1)
     source_a, source_b = request.GET.get("a") or None, request.GET.get("b") or None
@@ -161,7 +161,7 @@ def stability_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def pool_bias_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Show each run's unique relevant documents and its MAP/nDCG@10 without them (leads only)."""
-    collection = collection_for_user(request.user, slug, lead_only=True)
+    collection = collection_for_user(request.user, slug, lead_only=True, systems=True)
     depth = _int(request.GET.get("depth"), None, low=1, high=10_000)
     by_group = request.GET.get("by") == "group"
     try:

@@ -33,41 +33,84 @@ def _fmt(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.2f}"
 
 
+LABEL_PX = 12  # every label at least 11 px: readable at a glance
+TARGET_GRID_PX = 560  # a few assessors get big cells; many get at least MIN_CELL
+
+
+def cell_size(n: int, *, lo: int = 36, hi: int = 96) -> int:
+    """Return the side of one heatmap cell so the grid fills about TARGET_GRID_PX, within [lo, hi].
+
+    >>> cell_size(3), cell_size(10), cell_size(40)
+    (96, 56, 36)
+    """
+    return max(lo, min(hi, TARGET_GRID_PX // max(n, 1)))
+
+
+def legend(*, x: float, y: float, width: float = 300) -> str:
+    """Return the SVG of the diverging colour legend from −1 to 1, plus the grey "undefined" swatch."""
+    steps = 11
+    step = width / steps
+    out = [f'<g class="legend" aria-hidden="true"><text x="{x}" y="{y - 4}" font-size="{LABEL_PX}">'
+           f'Agreement (κ or α): −1 … 0 … 1</text>']
+    for k in range(steps):
+        value = -1.0 + 2.0 * k / (steps - 1)
+        out.append(f'<rect x="{x + k * step:.1f}" y="{y}" width="{step:.1f}" height="12" fill="{colour(value)}" '
+                   f'stroke="#9ca3af" stroke-width=".5"/>')
+    for value, anchor in ((-1.0, "start"), (0.0, "middle"), (1.0, "end")):
+        tx = x + (value + 1) / 2 * width
+        out.append(f'<text x="{tx:.1f}" y="{y + 26}" font-size="{LABEL_PX}" text-anchor="{anchor}">{value:g}</text>')
+    out.append(f'<rect x="{x + width + 16}" y="{y}" width="12" height="12" fill="{UNDEFINED}" stroke="#9ca3af"/>'
+               f'<text x="{x + width + 32}" y="{y + 11}" font-size="{LABEL_PX}">undefined (too few shared items)</text></g>')
+    return "".join(out)
+
+
 def heatmap(names: Sequence[str], values: Sequence[Sequence[float | None]], *, counts=None, hrefs=None,
-            title: str = "", cell: int = 28) -> SafeString:
-    """Return a square heatmap SVG; ``hrefs[i][j]`` (optional) makes a cell a link.
+            title: str = "", cell: int | None = None) -> SafeString:
+    """Return a square heatmap SVG with a colour legend; ``hrefs[i][j]`` (optional) makes a cell a link.
 
     Each cell is a ``<rect class="cell" data-row=i data-col=j data-value=…>`` with a tooltip
-    giving both names, the value and the shared items.
+    giving both names, the value and the shared items. Cells are sized to the card (see
+    ``cell_size``) and every label is at least 11 px, so three assessors do not draw a
+    thumbnail nor forty a grid wider than the page.
     """
     n = len(names)
+    cell = cell or cell_size(n)
+    char = LABEL_PX * 0.6  # average glyph width of the sans-serif labels
     longest = max((len(name[:18]) for name in names), default=0)
-    left, top = 16 + 7 * longest, 16 + 6 * longest  # room for the row labels and the slanted column labels
-    size_w, size_h = left + n * cell + 10 + 4 * longest, top + n * cell + 10  # the last slanted label leans right
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart heatmap" role="img" width="{size_w}" '
-           f'height="{size_h}" viewBox="0 0 {size_w} {size_h}"><title>{escape(title)}</title>']
+    left, top = 16 + char * longest, 16 + char * longest * 0.87  # row labels; column labels slanted at 60°
+    grid_right = left + n * cell
+    legend_top = top + n * cell + 36
+    size_w = int(max(grid_right + 10 + char * longest * 0.5, left + 300 + 260))
+    size_h = int(legend_top + 34)
+    value_px = max(11, min(16, round(cell * 0.3)))
+    role = "group" if hrefs is not None else "img"  # an image may not hold links (axe: nested-interactive)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart heatmap" role="{role}" aria-label="{escape(title)}" '
+           f'width="{size_w}" height="{size_h}" viewBox="0 0 {size_w} {size_h}"><title>{escape(title)}</title>']
     for i, name in enumerate(names):
         y = top + i * cell + cell / 2 + 4
         x = left + i * cell + cell / 2
-        out.append(f'<text class="row-label" x="{left - 6}" y="{y}" text-anchor="end">{escape(name[:18])}</text>')
-        out.append(f'<text class="col-label" x="{x}" y="{top - 6}" transform="rotate(-60 {x} {top - 6})">'
+        out.append(f'<text class="row-label" x="{left - 6:.1f}" y="{y:.1f}" font-size="{LABEL_PX}" text-anchor="end">'
                    f'{escape(name[:18])}</text>')
+        out.append(f'<text class="col-label" x="{x:.1f}" y="{top - 6:.1f}" font-size="{LABEL_PX}" '
+                   f'transform="rotate(-60 {x:.1f} {top - 6:.1f})">{escape(name[:18])}</text>')
     for i in range(n):
         for j in range(n):
             value = values[i][j]
             shared = "" if counts is None else f", {counts[i][j]} shared items"
             tip = f"{names[i]} × {names[j]}: {_fmt(value)}{shared}"
             rect = (f'<rect class="cell" data-row="{i}" data-col="{j}" data-value="{_fmt(value)}" '
-                    f'x="{left + j * cell}" y="{top + i * cell}" width="{cell - 1}" height="{cell - 1}" '
+                    f'x="{left + j * cell:.1f}" y="{top + i * cell:.1f}" width="{cell - 1}" height="{cell - 1}" '
                     f'fill="{colour(value)}"><title>{escape(tip)}</title></rect>')
             ink = "#ffffff" if value is not None and abs(value) > 0.55 else "#111827"
-            text = (f'<text class="cell-value" x="{left + j * cell + cell / 2}" y="{top + i * cell + cell / 2 + 4}" '
-                    f'text-anchor="middle" style="fill:{ink}">{"–" if value is None else f"{value:.1f}"}</text>')
+            text = (f'<text class="cell-value" x="{left + j * cell + cell / 2:.1f}" '
+                    f'y="{top + i * cell + cell / 2 + value_px / 3:.1f}" font-size="{value_px}" '
+                    f'text-anchor="middle" style="fill:{ink}">{"–" if value is None else f"{value:.2f}"}</text>')
             href = hrefs[i][j] if hrefs is not None and i != j else None
             if href:
                 out.append(f'<a href="{escape(href)}">{rect}{text}</a>')
             else:
                 out.append(rect + text)
+    out.append(legend(x=left, y=legend_top))
     out.append("</svg>")
     return mark_safe("".join(out))  # noqa: S308 — every interpolated label is escaped above
 
@@ -80,8 +123,10 @@ def bars(labels: Sequence[str], values: Sequence[float | None], *, hrefs=None, t
     def x(v: float) -> float:
         return left + (max(lo, min(hi, v)) - lo) / (hi - lo) * width
     zero = x(0.0)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" role="img" width="{left + width + 60}" '
-           f'height="{height}" viewBox="0 0 {left + width + 60} {height}"><title>{escape(title)}</title>',
+    role = "group" if hrefs is not None else "img"  # an image may not hold links (axe: nested-interactive)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" role="{role}" aria-label="{escape(title)}" '
+           f'width="{left + width + 60}" height="{height}" viewBox="0 0 {left + width + 60} {height}">'
+           f'<title>{escape(title)}</title>',
            f'<line x1="{zero}" y1="0" x2="{zero}" y2="{height - 20}" stroke="#555"/>']
     if marker is not None:
         out.append(f'<line class="marker" x1="{x(marker)}" y1="0" x2="{x(marker)}" y2="{height - 20}" '
@@ -101,7 +146,12 @@ def bars(labels: Sequence[str], values: Sequence[float | None], *, hrefs=None, t
                    f'<title>{escape(label)}: {_fmt(value)}</title></rect>')
         out.append(f'<text x="{max(x1, zero) + 4}" y="{y + 12}">{_fmt(value)}</text>')
     out.append(f'<text x="{left}" y="{height - 4}">{lo:g}</text>'
-               f'<text x="{left + width}" y="{height - 4}" text-anchor="end">{hi:g}</text></svg>')
+               f'<text x="{left + width}" y="{height - 4}" text-anchor="end">{hi:g}</text>')
+    if marker is not None:  # the legend of the dashed line
+        out.append(f'<line x1="{left + width / 2 - 70}" y1="{height - 8}" x2="{left + width / 2 - 52}" y2="{height - 8}" '
+                   f'stroke="#b2182b" stroke-dasharray="4 3"/><text x="{left + width / 2 - 48}" y="{height - 4}">'
+                   f'low-agreement threshold ({marker:g})</text>')
+    out.append("</svg>")
     return mark_safe("".join(out))  # noqa: S308 — labels escaped above
 
 

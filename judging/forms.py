@@ -81,3 +81,37 @@ class FreezeForm(forms.Form):
 
     rule = forms.ChoiceField(choices=QrelsVersion.Rule.choices)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+
+class CampaignKeysForm(forms.Form):
+    """A campaign's key per grade and its Markdown guidelines; keys that clash are refused with the reason."""
+
+    guidelines = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}), required=False, label="Campaign guidelines (Markdown)",
+        help_text="Shown to assessors beside every topic. Markdown: **bold**, lists, links, tables; raw HTML is shown as text.",
+    )
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        from campaign_core.keys import labels_with_keys
+
+        super().__init__(*args, **kwargs)
+        self.scale = campaign.collection.scale
+        for label in labels_with_keys(self.scale, campaign.keys):
+            self.fields[f"key_{label['grade']}"] = forms.CharField(
+                max_length=1, min_length=1, initial=label["key"], label=f"Key for “{label['name']}” (grade {label['grade']})",
+                widget=forms.TextInput(attrs={"size": 2, "autocomplete": "off", "class": "key-input"}),
+            )
+        self.fields["guidelines"].initial = campaign.guidelines
+        self.order_fields([name for name in self.fields if name.startswith("key_")] + ["guidelines"])
+
+    def keys(self) -> dict[str, str]:
+        return {name[4:]: value for name, value in self.cleaned_data.items() if name.startswith("key_")}
+
+    def clean(self):
+        from campaign_core.keys import keys_problems
+
+        cleaned = super().clean()
+        if not any(name.startswith("key_") and name in self.errors for name in self.fields):
+            for problem in keys_problems(self.scale, self.keys()):
+                self.add_error(None, problem)
+        return cleaned

@@ -158,3 +158,12 @@ def assessor_campaign_rows(*, user) -> list[dict]:
              "progress": (progress_for_assessor(assessor=assessors[campaign.pk]) if campaign.pk in assessors
                           else {"done": 0, "assigned": 0})}
             for campaign in campaigns]
+
+
+def pairs_without_text(*, pool) -> int:
+    """Return how many of the pool's pairs have no document text to show an assessor (missing or blank)."""
+    from collections_app.models import PoolPair
+
+    return PoolPair.objects.filter(pool=pool).filter(
+        Q(document__isnull=True) | Q(document__text__regex=r"^\s*$")
+    ).count()

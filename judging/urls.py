@@ -1,7 +1,7 @@
 """Judging pages: experts' workspace, crowd batch pages, leads' campaign pages."""
 from django.urls import path
 
-from judging.views import assessor, crowd, dashboard, lead
+from judging.views import assessor, crowd, dashboard, lead, settings
 
 campaigns = "c/<slug:slug>/campaigns/"
 campaign = campaigns + "<int:campaign_id>/"
@@ -24,6 +24,7 @@ urlpatterns = [
     path(campaigns + "dashboard/", dashboard.collection_dashboard_page, name="collection-dashboard"),
     path(campaign, lead.campaign_detail, name="campaign-detail"),
     path(campaign + "status/", lead.campaign_status, name="campaign-status"),
+    path(campaign + "keys/", settings.campaign_settings, name="campaign-settings"),
     path(campaign + "dashboard/", dashboard.campaign_dashboard_page, name="campaign-dashboard"),
     path(campaign + "rejudge/", dashboard.campaign_rejudge, name="campaign-rejudge"),
     path(campaign + "assessors/<int:assessor_id>/block/", dashboard.campaign_assessor_block,

@@ -48,3 +48,13 @@ def membership_set(*, collection: Collection, user, role: str) -> Membership:
         collection=collection, user=user, defaults={"role": role}
     )
     return membership
+
+
+def collection_set_assessors_see_systems(*, collection: Collection, visible: bool) -> Collection:
+    """Open (or close again) runs, pools' systems and evaluation to the collection's assessors.
+
+    Closed by default: assessors judge blind to which systems retrieved a document and how they score.
+    """
+    collection.assessors_see_systems = visible
+    collection.save(update_fields=["assessors_see_systems"])
+    return collection

@@ -21,3 +21,15 @@ def viewer_is_lead(context, collection) -> bool:
         return known == Role.LEAD
     request = context.get("request")
     return bool(request is not None and is_lead(request.user, collection))
+
+
+@register.simple_tag(takes_context=True)
+def viewer_sees_systems(context, collection) -> bool:
+    """True when the requesting user may see runs and evaluation here (blind assessors may not)."""
+    from collections_app.access import sees_systems
+
+    known = getattr(collection, "viewer_sees_systems", None)
+    if known is not None:
+        return known
+    request = context.get("request")
+    return bool(request is not None and sees_systems(request.user, collection))

@@ -16,7 +16,7 @@ from collections_app.models import Pool
 from judging import forms
 from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
-from judging.selectors import campaign_progress, conflicts
+from judging.selectors import campaign_progress, conflicts, pairs_without_text
 from judging.services.campaigns import campaign_create, campaign_set_status
 from judging.services.crowd import crowd_refusals
 from judging.services.prels import campaign_prels
@@ -62,6 +62,10 @@ def campaign_new(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error(None, error)
         else:
             messages.success(request, f"Campaign {campaign.name} started with {campaign.items.count()} items.")
+            blank = pairs_without_text(pool=campaign.pool)
+            if blank:
+                messages.warning(request, f"{blank} of the pool's pairs have no document text: assessors will see an "
+                                          "empty document. Upload the documents (with their text) before judging starts.")
             return redirect("campaign-detail", slug=slug, campaign_id=campaign.pk)
     return render(request, "judging/campaign_new.html", {"collection": collection, "form": form})
 

@@ -145,14 +145,14 @@ def page_context(*, assessor: Assessor, urls: dict[str, str]) -> dict:
     """Return the template context of the judging page: the initial state is rendered inline.
 
     The labels carry the campaign's keys (``campaign_core.keys``); guidelines are Markdown
-    rendered to sanitised HTML here, once per page: the campaign's in the template, each
-    topic's in the initial JSON by qid, for the page to show beside the topic it belongs to.
+    rendered to sanitised HTML here, once per page, and placed by the template (each topic's
+    in a hidden block that the script shows beside its topic), so the script never parses HTML.
     """
     campaign = assessor.campaign
     collection = campaign.collection
     labels = labels_with_keys(collection.scale, campaign.keys)
     topic_guidelines = {
-        qid: str(render_markdown(text))
+        qid: render_markdown(text)
         for qid, text in Topic.objects.filter(collection=collection, pool_pairs__pool_id=campaign.pool_id)
         .exclude(guidelines="").order_by().values_list("qid", "guidelines").distinct()
     }
@@ -162,8 +162,6 @@ def page_context(*, assessor: Assessor, urls: dict[str, str]) -> dict:
         "collection": collection,
         "scale": labels,
         "campaign_guidelines": render_markdown(campaign.guidelines),
-        "initial": {
-            "state": workspace_state(assessor=assessor), "scale": labels, "urls": urls,
-            "guidelines": {"topics": topic_guidelines},
-        },
+        "topic_guidelines": topic_guidelines,
+        "initial": {"state": workspace_state(assessor=assessor), "scale": labels, "urls": urls},
     }

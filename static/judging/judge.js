@@ -14,7 +14,6 @@
   var scale = boot.scale;
   var csrf = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value || "";
   var queueKey = "qrelsmith-queue:" + urls.submit;
-  var topicGuidelines = (boot.guidelines && boot.guidelines.topics) || {};
   var NOTES = {
     shared_queue: "Shared queue: the total is your judgments plus the pairs still open to you. " +
       "It goes down when colleagues judge pairs first.",
@@ -95,6 +94,7 @@
     $("progress-bar").value = progress.done;
     var body = $("topic-progress");
     body.textContent = "";
+    $("topic-progress-block").hidden = !(progress.topics && progress.topics.length);  // crowd batches have none
     (progress.topics || []).forEach(function (t) {
       var row = document.createElement("tr");
       [t.qid, t.title, t.done + " / " + t.assigned].forEach(function (value) {
@@ -120,10 +120,13 @@
     setText("topic-narrative", payload.topic.narrative);
     $("topic-description-block").hidden = !payload.topic.description;
     $("topic-narrative-block").hidden = !payload.topic.narrative;
-    // Topic guidelines are Markdown sanitised on the server (campaign_core.guidelines), never document text.
-    var guide = topicGuidelines[payload.qid] || "";
-    $("topic-guidelines").innerHTML = guide;
-    $("topic-guidelines-block").hidden = !guide;
+    // Topic guidelines were rendered (sanitised) by the server into hidden blocks: show this topic's.
+    var hasGuide = false;
+    document.querySelectorAll("#topic-guidelines .topic-guide").forEach(function (block) {
+      block.hidden = block.dataset.qid !== payload.qid;
+      hasGuide = hasGuide || !block.hidden;
+    });
+    $("topic-guidelines-block").hidden = !hasGuide;
     setText("doc-docno", payload.docno);
     setText("doc-title", payload.doc.title);
     renderHighlighted($("doc-text"), payload.doc.text, payload.terms);

@@ -142,3 +142,23 @@ def test_campaign_keys_and_guidelines_show_on_buttons_help_and_beside_the_topic(
     page.wait_for_function("document.getElementById('status').textContent === 'Saved.'")
     assert Judgment.objects.get(item_id=int(first)).grade == 2
     assert page.evaluate("window.__pwned === undefined")
+
+
+def test_every_tab_stop_on_the_judging_page_shows_a_visible_focus_ring(page, login, live_server, collection, lead, alice):
+    campaign = make_campaign(collection, lead=lead, assessors=[alice], pool=make_pool(collection, topics=1, docs_per_topic=2))
+    page.set_viewport_size(LAPTOP)
+    login(alice, f"/judge/{campaign.pk}/")
+    page.wait_for_selector("#doc-text")
+    page.evaluate("document.activeElement.blur()")
+    seen = []
+    for _ in range(14):
+        page.keyboard.press("Tab")
+        focus = page.evaluate("""() => { const e = document.activeElement, s = getComputedStyle(e);
+            return {id: e.id || e.tagName, outline: s.outlineStyle, width: parseFloat(s.outlineWidth)}; }""")
+        if focus["id"] == "comment":
+            break
+        seen.append(focus)
+    assert len(seen) >= 6  # links, help, topic details, document, label buttons
+    for focus in seen:
+        assert focus["outline"] != "none" and focus["width"] >= 2, focus
+    screenshot(page, "judging-focus-ring")

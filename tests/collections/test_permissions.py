@@ -18,6 +18,7 @@ READ_PAGES = [
     "/c/demo/members/",
     "/c/demo/pools/p10/",
 ]
+SYSTEM_PAGES = ["/c/demo/pools/p10/", "/c/demo/jobs/1/"]  # name runs: hidden from blind assessors
 LEAD_PAGES = [
     "/c/demo/upload/topics/",
     "/c/demo/upload/documents/",
@@ -40,6 +41,7 @@ READ_API = [
     "/api/collections/demo/pools/p10/pairs/",
     "/api/collections/demo/jobs/",
 ]
+SYSTEM_API = [url for url in READ_API if any(part in url for part in ("/runs/", "/pools/", "/jobs/"))]
 
 
 @pytest.fixture
@@ -67,7 +69,37 @@ def test_lead_opens_every_page(client, lead, seeded, url):
 
 @pytest.mark.parametrize("url", READ_PAGES)
 def test_assessor_may_read_the_pages(client, alice, seeded, url):
+    if url in SYSTEM_PAGES:
+        seeded["run"].collection.assessors_see_systems = True
+        seeded["run"].collection.save()
     assert _client(client, alice).get(url).status_code == 200
+
+
+@pytest.mark.parametrize("url", SYSTEM_PAGES)
+def test_blind_assessor_is_refused_pages_that_name_systems(client, alice, seeded, url):
+    assert _client(client, alice).get(url).status_code == 403
+
+
+def test_blind_assessor_sees_no_runs_pools_or_jobs_on_the_collection_page(client, alice, lead, seeded):
+    body = _client(client, alice).get("/c/demo/").content.decode()
+    assert "bm25" not in body and "p10" not in body and "Recent jobs" not in body
+    client.force_login(lead)
+    assert "bm25" in client.get("/c/demo/").content.decode()
+
+
+def test_lead_opens_and_closes_systems_to_assessors(client, alice, lead, seeded):
+    collection = seeded["run"].collection
+    assert _client(client, alice).post("/c/demo/blindness/", {"assessors_see_systems": "1"}).status_code == 403
+    client.force_login(lead)
+    assert client.post("/c/demo/blindness/", {"assessors_see_systems": "1"}).status_code == 302
+    collection.refresh_from_db()
+    assert collection.assessors_see_systems
+    client.force_login(alice)
+    assert "bm25" in client.get("/c/demo/").content.decode()
+    client.force_login(lead)
+    client.post("/c/demo/blindness/", {"assessors_see_systems": "0"})
+    collection.refresh_from_db()
+    assert not collection.assessors_see_systems
 
 
 @pytest.mark.parametrize("url", LEAD_PAGES)
@@ -90,6 +122,10 @@ def test_anonymous_is_sent_to_log_in(client, seeded, url):
 @pytest.mark.parametrize("url", READ_API)
 def test_lead_and_assessor_read_every_endpoint(lead, alice, seeded, url):
     assert _api(lead).get(url).status_code == 200
+    blind = _api(alice).get(url)
+    assert blind.status_code == (403 if url in SYSTEM_API else 200)
+    seeded["run"].collection.assessors_see_systems = True
+    seeded["run"].collection.save()
     assert _api(alice).get(url).status_code == 200
 
 
@@ -176,3 +212,12 @@ def test_anonymous_cannot_create_a_collection(db):
 
     assert _api(None).post("/api/collections/", {"slug": "x"}, format="json").status_code in (401, 403)
     assert not Collection.objects.exists()
+
+
+def test_lead_opens_systems_through_the_api_and_an_assessor_cannot(lead, alice, seeded):
+    url = "/api/collections/demo/"
+    assert _api(alice).patch(url, {"assessors_see_systems": True}, format="json").status_code == 403
+    assert _api(alice).get("/api/collections/demo/runs/").status_code == 403
+    response = _api(lead).patch(url, {"assessors_see_systems": True}, format="json")
+    assert response.status_code == 200 and response.json()["assessors_see_systems"] is True
+    assert _api(alice).get("/api/collections/demo/runs/").status_code == 200

@@ -37,7 +37,13 @@ def test_permissions_per_endpoint(api, scored, lead, alice, mallory):
     api.force_authenticate(lead)
     for name, url in urls.items():
         assert api.get(url).status_code == 200, name
+    # Assessors are blind to systems by default: every evaluation endpoint refuses them ...
     api.force_authenticate(alice)
+    for name, url in urls.items():
+        assert api.get(url).status_code == 403, name
+    # ... until a lead opens the collection's systems; stability and pool bias stay lead-only.
+    scored.assessors_see_systems = True
+    scored.save()
     for name, url in urls.items():
         assert api.get(url).status_code == (200 if name in ("leaderboard", "topics", "significance") else 403), name
     api.force_authenticate(mallory)

@@ -57,6 +57,8 @@ def test_sort_by_other_measure_ascending(scored):
 
 def test_page_renders_for_members_sorted_and_escaped(client, scored, lead, alice, mallory):
     url = reverse("evaluation-leaderboard", kwargs={"slug": scored.slug})
+    scored.assessors_see_systems = True  # assessors are blind to systems unless the lead opens them
+    scored.save()
     for user in (lead, alice):
         client.force_login(user)
         response = client.get(url + "?sort=ndcg_cut_10")

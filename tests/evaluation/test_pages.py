@@ -34,7 +34,17 @@ def test_lead_sees_every_page(client, scored, lead):
         assert client.get(url).status_code == 200, name
 
 
-def test_assessor_sees_member_pages_only(client, scored, alice):
+def test_assessor_is_blind_to_every_evaluation_page_by_default(client, scored, alice):
+    client.force_login(alice)
+    for name, url in urls(scored.slug).items():
+        response = client.get(url)
+        assert response.status_code == 403, name
+        assert "(blind judging)" in response.content.decode() or name in LEAD_PAGES, name
+
+
+def test_assessor_sees_member_pages_only_once_the_lead_opens_systems(client, scored, alice):
+    scored.assessors_see_systems = True
+    scored.save()
     client.force_login(alice)
     for name, url in urls(scored.slug).items():
         assert client.get(url).status_code == (200 if name in MEMBER_PAGES else 403), name
@@ -98,3 +108,17 @@ def test_pages_render_without_qrels_or_runs(client, collection, lead):
     for name in ("significance", "stability", "pool_bias"):
         assert client.get(pages[name]).status_code == 200, name
     assert client.get(pages["topics"]).status_code == 404  # no such run
+
+
+def test_stability_starts_with_qrels_a_and_b_on_different_versions(client, scored, lead, tmp_path):
+    import re
+
+    from collections_app.services.imports import qrels_import
+    from tests.evaluation.conftest import QRELS, write_qrels
+
+    qrels_import(collection=scored, source=write_qrels(tmp_path / "second.qrels", QRELS), name="second", user=lead)
+    client.force_login(lead)
+    html = client.get(urls(scored.slug)["stability"]).content.decode()
+    selected = {name: re.search(rf'<select name="{name}">.*?<option value="([^"]+)" selected', html, re.S).group(1)
+                for name in ("a", "b")}
+    assert selected["a"] != selected["b"]

@@ -29,6 +29,8 @@ ESTIMATES = ("infAP", "xinfAP", "infNDCG_cut_10")
 
 @pytest.fixture
 def sampled(collection, lead, alice, tmp_path):
+    collection.assessors_see_systems = True  # these tests show estimates to an assessor (blind by default)
+    collection.save()
     return build_sampled_case(collection, lead=lead, assessors=[alice], tmp_path=tmp_path)
 
 
