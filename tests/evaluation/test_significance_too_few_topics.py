@@ -20,8 +20,8 @@ def one_topic(collection, tmp_path, lead):
     return collection
 
 
-def test_the_page_explains_instead_of_failing(client, one_topic, alice):
-    client.force_login(alice)
+def test_the_page_explains_instead_of_failing(client, one_topic, lead):
+    client.force_login(lead)  # assessors are blind to systems by default
     response = client.get(reverse("evaluation-significance", kwargs={"slug": one_topic.slug}) + "?runs=4")
     assert response.status_code == 200
     body = response.content.decode()
@@ -29,8 +29,8 @@ def test_the_page_explains_instead_of_failing(client, one_topic, alice):
     assert "at least 2 topics; these qrels cover 1" in body
 
 
-def test_the_api_answers_a_json_explanation(client, one_topic, alice):
-    client.force_login(alice)
+def test_the_api_answers_a_json_explanation(client, one_topic, lead):
+    client.force_login(lead)  # assessors are blind to systems by default
     response = client.get(reverse("api-evaluation-significance", kwargs={"slug": one_topic.slug}) + "?runs=4")
     assert response.status_code == 400
     assert response.json()["code"] == "too_few_topics"

@@ -16,6 +16,13 @@ from tests.judging.conftest import build_gold
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def systems_open_to_assessors(collection):
+    """Assessors are blind to runs and pools by default; gold must stay secret also once a lead opens them."""
+    collection.assessors_see_systems = True
+    collection.save(update_fields=["assessors_see_systems"])
+
+
 @pytest.fixture
 def gold_campaign(collection, make_campaign):
     gold = build_gold(collection, [("401", "T1-SECRET", 0), ("402", "T2-SECRET", 2)])
