@@ -36,6 +36,7 @@ from judging.models import Assessor, Campaign, Item, Judgment
 from model_assessors import prompts
 from model_assessors.client import CallOutcome, ChatClient, RateLimiter
 from model_assessors.models import ModelCall, ModelJudge, ModelRun, PromptTemplate
+from model_assessors.services.uncertainty import priorities_refresh_if_enabled
 
 logger = logging.getLogger(__name__)
 BATCH_PER_THREAD = 4
@@ -222,5 +223,7 @@ def run_execute(*, run: ModelRun, sleep=None) -> ModelRun:
         failed = ModelRun.objects.filter(pk=run.pk).values_list("failed", flat=True).get()
         message = f"{failed} call(s) failed after retries; run again to retry them" if failed else ""
     _finish(run, status, message)
+    if ModelRun.objects.filter(pk=run.pk).values_list("done", flat=True).get():
+        priorities_refresh_if_enabled(campaign=judge.campaign)  # new model labels reorder the humans' work
     run.refresh_from_db()
     return run

@@ -74,3 +74,26 @@ def test_system_ranking_on_model_qrels_equals_the_human_one_when_the_labels_agre
     same = stability_report(judge, measure="map")
     assert same.n_pairs == 10 and same.comparison.tau == pytest.approx(1.0)
     assert all(m["shift"] == 0 for m in same.movers) and len(same.movers) == 3
+
+
+def test_the_uncertainty_order_stays_on_and_each_model_run_reapplies_it(make_judge, campaign, fake_llm, lead, client):
+    from django.urls import reverse
+
+    from tests.conftest import PASSWORD
+
+    judge = make_judge(request_logprobs=True, max_pairs=10)
+    run_start(judge=judge)
+    client.login(username=lead.username, password=PASSWORD)
+    order_url = reverse("model-order", args=[campaign.collection.slug, campaign.pk])
+    assert client.post(order_url).status_code == 302
+    fake_llm.labels["T4-D5"] = 2
+    fake_llm.probabilities["T4-D5"] = {2: 0.3, 1: 0.3, 3: 0.4}
+    judge.max_pairs = None
+    judge.save()
+    run_start(judge=judge)
+    first = Item.objects.filter(campaign=campaign).order_by("priority", "position").first()
+    assert first.pair.docno == "T4-D5"
+    page = client.get(reverse("model-judges", args=[campaign.collection.slug, campaign.pk])).content.decode()
+    assert "<strong>On</strong>: 20 pairs ordered" in page
+    client.post(order_url, {"reset": "1"})
+    assert set(Item.objects.filter(campaign=campaign).values_list("priority", flat=True)) == {0}
