@@ -138,3 +138,19 @@ def test_the_api_adds_a_judge_starts_a_run_and_summarises_the_calibration(client
     assert _login(client, alice).get(base).status_code == 403
     assert _login(client, mallory).get(base).status_code == 404
     assert _login(client, mallory).post(f"{base}{judge_id}/runs/", {}, content_type="application/json").status_code == 404
+
+
+def test_the_judges_page_queries_do_not_grow_with_judges_and_runs(client, campaign, lead, make_judge,
+                                                                   django_assert_max_num_queries):
+    run_start(judge=make_judge("one", max_pairs=3))
+    _login(client, lead)
+    url = reverse("model-judges", args=[campaign.collection.slug, campaign.pk])
+    with django_assert_max_num_queries(16) as few:
+        assert client.get(url).status_code == 200
+    for name in ("two", "three", "four"):
+        judge = make_judge(name, max_pairs=2)
+        run_start(judge=judge)
+        run_start(judge=judge)
+    with django_assert_max_num_queries(16) as many:
+        assert client.get(url).status_code == 200
+    assert len(many.captured_queries) == len(few.captured_queries)
