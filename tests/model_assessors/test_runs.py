@@ -99,11 +99,13 @@ def test_a_run_resumed_after_its_worker_died_asks_only_the_pairs_not_yet_answere
     assert len(fake_llm.requests) == before
 
 
-def test_the_token_budget_stops_a_run_between_batches(make_judge):
-    judge = make_judge(concurrency=1, max_tokens=300)  # batches of 4 calls, 105 tokens each
+def test_the_token_budget_stops_a_run_at_its_next_check(make_judge):
+    # 105 tokens a call: the 3rd answer crosses 300, no call is sent after it, and the one call that may
+    # still be in flight (one thread, two calls in flight at most) is recorded.
+    judge = make_judge(concurrency=1, max_tokens=300)
     run = run_start(judge=judge)
     assert run.status == "stopped" and "token budget" in run.message
-    assert len(model_grades(judge)) == 4
+    assert 3 <= len(model_grades(judge)) <= 4
 
 
 def test_a_refused_key_fails_the_run_at_once_instead_of_spending_it_on_every_pair(make_judge, fake_llm, monkeypatch):
@@ -160,7 +162,7 @@ def test_a_run_replaced_by_a_resumed_one_stops_after_its_batch_and_keeps_the_rep
         make_judge, monkeypatch):
     from model_assessors.services import runs as runs_module
 
-    judge = make_judge(concurrency=1)  # batches of 4
+    judge = make_judge(concurrency=1)  # checked every 4 answers; up to two calls in flight are still recorded
     old = ModelRun.objects.create(judge=judge)
     real_record = runs_module.call_record
 
@@ -172,4 +174,4 @@ def test_a_run_replaced_by_a_resumed_one_stops_after_its_batch_and_keeps_the_rep
     monkeypatch.setattr(runs_module, "call_record", record_then_get_replaced)
     finished = run_execute(run=old)
     assert (finished.status, finished.message) == ("failed", "replaced")
-    assert len(model_grades(judge)) == 4
+    assert 4 <= len(model_grades(judge)) <= 6
