@@ -44,16 +44,14 @@ BATCH_PER_THREAD = 4
 SKIP_PREFIX = "model answer did not parse: "
 
 
-def run_start(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun:
-    """Record a run and enqueue its task; return the run (already finished with the immediate backend).
+def run_create(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun:
+    """Record a queued run of the judge after checking it may run (the task, or a command, executes it).
 
     A judge runs one pass at a time: with a run still queued or running this refuses
     (``run_live``) unless ``resume`` is set — for a run whose worker died, which is then marked
     failed and replaced (the new run skips every pair already answered).
     Raises ValidationError: run_live, campaign_closed, blocked, no_prompt.
     """
-    from model_assessors.tasks import model_judge_run
-
     with transaction.atomic():
         judge = ModelJudge.objects.select_for_update().select_related("campaign", "assessor").get(pk=judge.pk)
         if judge.campaign.status != Campaign.Status.ACTIVE:
@@ -69,7 +67,14 @@ def run_start(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun
                                       code="run_live")
             live.update(status=ModelRun.Status.FAILED, finished_at=timezone.now(),
                         message="replaced by a resumed run (its worker had stopped)")
-        run = ModelRun.objects.create(judge=judge, created_by=user)
+        return ModelRun.objects.create(judge=judge, created_by=user)
+
+
+def run_start(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun:
+    """Create a run (:func:`run_create`) and enqueue its task; return it (already finished with the immediate backend)."""
+    from model_assessors.tasks import model_judge_run
+
+    run = run_create(judge=judge, user=user, resume=resume)
     result = model_judge_run.enqueue(run.pk)
     ModelRun.objects.filter(pk=run.pk, task_id="").update(task_id=str(result.id))
     run.refresh_from_db()

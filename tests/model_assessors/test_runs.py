@@ -175,3 +175,19 @@ def test_a_run_replaced_by_a_resumed_one_stops_after_its_batch_and_keeps_the_rep
     finished = run_execute(run=old)
     assert (finished.status, finished.message) == ("failed", "replaced")
     assert 4 <= len(model_grades(judge)) <= 6
+
+
+def test_the_command_runs_a_judge_in_process_and_refuses_a_second_live_run(make_judge, campaign):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    judge = make_judge("cli", max_pairs=6)
+    out = StringIO()
+    call_command("model_judge", str(campaign.pk), "cli", stdout=out)
+    assert "finished, 6 of 6 pairs answered, 0 failed" in out.getvalue() and len(model_grades(judge)) == 6
+    ModelRun.objects.create(judge=judge, status=ModelRun.Status.RUNNING)
+    with pytest.raises(CommandError, match="under way"):
+        call_command("model_judge", str(campaign.pk), "cli")
+    with pytest.raises(CommandError, match="no model judge"):
+        call_command("model_judge", str(campaign.pk), "nobody")
