@@ -16,6 +16,8 @@ pytestmark = pytest.mark.django_db
     ({"base_url": "ftp://x/v1"}, "bad_url"),
     ({"model": " "}, "bad_model"),
     ({"api_key_env": "sk-abc"}, "bad_key_env"),
+    ({"api_key_env": "SECRET_KEY"}, "bad_key_env"),
+    ({"api_key_env": "DATABASE_URL"}, "bad_key_env"),
     ({"temperature": 3.0}, "bad_option"),
     ({"concurrency": 0}, "bad_option"),
     ({"colour": "blue"}, "bad_option"),
@@ -66,4 +68,4 @@ def test_an_update_changes_the_endpoint_and_keeps_the_name_and_assessor(make_jud
         "http://127.0.0.1:11434/v1", "llama3.1", 8, 100)
     assert updated.assessor_id == judge.assessor_id and updated.name == judge.name
     with pytest.raises(ValidationError):
-        judge_update(judge=judge, base_url="http://x/v1", model="m", api_key_env="not a name")
+        judge_update(judge=judge, base_url="http://x/v1", model="m", api_key_env="SECRET_KEY")

@@ -110,13 +110,13 @@ def test_the_token_budget_stops_a_run_at_its_next_check(make_judge):
 
 def test_a_refused_key_fails_the_run_at_once_instead_of_spending_it_on_every_pair(make_judge, fake_llm, monkeypatch):
     fake_llm.required_key = "sk-secret-value"
-    judge = make_judge(api_key_env="QS_TEST_LLM_KEY", concurrency=1)
-    monkeypatch.delenv("QS_TEST_LLM_KEY", raising=False)
+    judge = make_judge(api_key_env="QS_TEST_API_KEY", concurrency=1)
+    monkeypatch.delenv("QS_TEST_API_KEY", raising=False)
     run = run_start(judge=judge)
     assert run.status == "failed" and "401" in run.message
     assert len(fake_llm.requests) <= 4 and not model_grades(judge)
     assert ModelCall.objects.filter(judge=judge, status="failed").first().attempts == 1
-    monkeypatch.setenv("QS_TEST_LLM_KEY", "sk-secret-value")
+    monkeypatch.setenv("QS_TEST_API_KEY", "sk-secret-value")
     run = run_start(judge=judge)
     assert run.status == "succeeded" and len(model_grades(judge)) == 20
     assert fake_llm.requests[-1]["auth"] == "Bearer sk-secret-value"
