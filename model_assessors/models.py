@@ -168,3 +168,15 @@ class ModelCall(models.Model):
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+
+class UncertaintyOrder(models.Model):
+    """A campaign whose human work is ordered by model uncertainty; re-applied after each model run."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="uncertainty_order")
+    enabled = models.BooleanField(default=False)
+    applied_at = models.DateTimeField(null=True, blank=True)
+    items_ordered = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"uncertainty order of {self.campaign_id}: {'on' if self.enabled else 'off'}"

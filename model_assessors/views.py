@@ -19,7 +19,7 @@ from judging.access import campaign_for_user
 from judging.models import Campaign
 from model_assessors import prompts, report, selectors
 from model_assessors.forms import JudgeForm, PromptForm
-from model_assessors.models import ModelJudge, ModelRun
+from model_assessors.models import ModelJudge, ModelRun, UncertaintyOrder
 from model_assessors.services import judges, runs, uncertainty
 
 STABILITY_MEASURES = [(name, heading) for _, name, heading in COLUMNS if name != "judged_10"]
@@ -61,6 +61,7 @@ def judges_page(request: HttpRequest, slug: str, campaign_id: int) -> HttpRespon
     return render(request, "model_assessors/judges.html", {
         "collection": campaign.collection, "campaign": campaign, "form": form,
         "overview": selectors.judges_overview(campaign),
+        "uncertainty_order": UncertaintyOrder.objects.filter(campaign=campaign, enabled=True).first(),
     })
 
 

@@ -1,7 +1,9 @@
 """Configure model judges: create one (with its assessor row and first prompt), edit it, version its prompt.
 
 The API key itself never enters the database, a form or a page: a judge names the environment
-variable that holds it, and only the worker reads that variable when it calls.
+variable that holds it, and only the worker reads that variable when it calls. Only names ending in
+``_API_KEY`` are accepted, so a judge pointed at a lead's own server cannot exfiltrate other
+variables of the worker (``SECRET_KEY``, ``DATABASE_URL``).
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from judging.models import Assessor, Campaign
 from model_assessors import prompts
 from model_assessors.models import ModelJudge, PromptTemplate
 
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+# Only variables named like an API key can be read: a lead who may point a judge at any server must
+# not be able to make the worker send it SECRET_KEY, DATABASE_URL or another secret of its environment.
+ENV_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,91}_API_KEY$")
 NAME = re.compile(r"^[\w.@+-]{1,100}$")
 # Fields a lead may set besides the identity ones; each validated by the model's own validators.
 OPTIONS = (
@@ -35,7 +39,8 @@ def _check_identity(*, name: str, base_url: str, model: str, api_key_env: str) -
         raise ValidationError("Name the model to call.", code="bad_model")
     if api_key_env and not ENV_NAME.match(api_key_env):
         raise ValidationError(
-            "Give the NAME of the environment variable that holds the key (e.g. OPENAI_API_KEY), never the key itself.",
+            "Give the NAME of the environment variable that holds the key, never the key itself; only names "
+            "ending in _API_KEY (e.g. OPENAI_API_KEY) are read, so no other secret of the worker can be sent.",
             code="bad_key_env",
         )
 

@@ -9,22 +9,23 @@ How a run goes (``run_execute``, called by the ``model_judge_run`` task):
   skips every pair already answered: nothing is asked twice. A call that failed after its
   retries writes no judgment, so the next run asks again.
 - **Calls** go out from ``concurrency`` threads through one :class:`~model_assessors.client.ChatClient`
-  (retries with backoff on 429/5xx/timeouts, one rate limiter). Only the run's own thread
-  touches the database: it writes each answer as it comes back.
+  (retries with backoff on 429/5xx/timeouts, one rate limiter), at most 2 × concurrency in
+  flight. Only the run's own thread touches the database: it writes each answer as it comes back.
 - **Answers**: a parsed label becomes the assessor's judgment; an answer that does not parse
   becomes a skip whose reason says why, with the raw text kept on the call — never a guessed label.
   Model judgments take no human's slot (``Item.judgment_count`` is left alone).
 - **Stops**: the token budget (``max_tokens`` over all the judge's calls) or a campaign that is no
   longer active stops the run (``stopped``); a lead's cancel (``cancelled``), a resumed run that
   replaced this one, and a fatal refusal by the endpoint (401, 404, …: ``failed``) stop it too,
-  checked between batches. Should a replaced run's worker still be alive, both may ask about the
+  checked every ``concurrency × 4`` answers (the token budget before every call); the calls then
+  in flight are still recorded, so a budget is overshot by at most 2 × concurrency calls. Should a replaced run's worker still be alive, both may ask about the
   same last pairs; the unique constraints keep one answer per pair.
 """
 from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -36,22 +37,21 @@ from judging.models import Assessor, Campaign, Item, Judgment
 from model_assessors import prompts
 from model_assessors.client import CallOutcome, ChatClient, RateLimiter
 from model_assessors.models import ModelCall, ModelJudge, ModelRun, PromptTemplate
+from model_assessors.services.uncertainty import priorities_refresh_if_enabled
 
 logger = logging.getLogger(__name__)
 BATCH_PER_THREAD = 4
 SKIP_PREFIX = "model answer did not parse: "
 
 
-def run_start(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun:
-    """Record a run and enqueue its task; return the run (already finished with the immediate backend).
+def run_create(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun:
+    """Record a queued run of the judge after checking it may run (the task, or a command, executes it).
 
     A judge runs one pass at a time: with a run still queued or running this refuses
     (``run_live``) unless ``resume`` is set — for a run whose worker died, which is then marked
     failed and replaced (the new run skips every pair already answered).
     Raises ValidationError: run_live, campaign_closed, blocked, no_prompt.
     """
-    from model_assessors.tasks import model_judge_run
-
     with transaction.atomic():
         judge = ModelJudge.objects.select_for_update().select_related("campaign", "assessor").get(pk=judge.pk)
         if judge.campaign.status != Campaign.Status.ACTIVE:
@@ -67,7 +67,14 @@ def run_start(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun
                                       code="run_live")
             live.update(status=ModelRun.Status.FAILED, finished_at=timezone.now(),
                         message="replaced by a resumed run (its worker had stopped)")
-        run = ModelRun.objects.create(judge=judge, created_by=user)
+        return ModelRun.objects.create(judge=judge, created_by=user)
+
+
+def run_start(*, judge: ModelJudge, user=None, resume: bool = False) -> ModelRun:
+    """Create a run (:func:`run_create`) and enqueue its task; return it (already finished with the immediate backend)."""
+    from model_assessors.tasks import model_judge_run
+
+    run = run_create(judge=judge, user=user, resume=resume)
     result = model_judge_run.enqueue(run.pk)
     ModelRun.objects.filter(pk=run.pk, task_id="").update(task_id=str(result.id))
     run.refresh_from_db()
@@ -169,6 +176,46 @@ def _finish(run: ModelRun, status: str, message: str) -> None:
         status=status, message=message, finished_at=timezone.now())
 
 
+def _judge_items(judge, run, prompt, items, scale, client, pool) -> tuple[str, str] | None:
+    """Keep up to 2 × concurrency calls in flight, record each answer as it comes; return why it stopped early.
+
+    A sliding window rather than fixed batches: with heavy-tailed latencies a batch would wait for
+    its slowest call. The token budget is checked before every call; the other stop conditions
+    (they need queries) before the first call and after every ``concurrency × BATCH_PER_THREAD``
+    answers. Calls already in flight when a run stops are still recorded (they are paid for), so a
+    budget is overshot by at most the calls in flight.
+    """
+    window, check_every = 2 * judge.concurrency, judge.concurrency * BATCH_PER_THREAD
+    upcoming, in_flight = iter(items), {}
+    outcome_of_run, since_check = None, check_every
+    tokens = tokens_used(judge)  # kept up to date here, so the token budget is checked before every call
+    while True:
+        if outcome_of_run is None and since_check >= check_every:
+            since_check, outcome_of_run = 0, _stop_reason(judge, run)
+        if outcome_of_run is None and judge.max_tokens is not None and tokens >= judge.max_tokens:
+            outcome_of_run = (ModelRun.Status.STOPPED, f"token budget reached ({judge.max_tokens} tokens)")
+        while outcome_of_run is None and len(in_flight) < window:
+            item = next(upcoming, None)
+            if item is None:
+                break
+            future = pool.submit(client.complete, _messages(prompt, item, judge, scale), temperature=judge.temperature,
+                                 max_tokens=judge.max_output_tokens, logprobs=judge.request_logprobs)
+            in_flight[future] = item
+        if not in_flight:
+            return outcome_of_run
+        finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+        for future in finished:
+            item = in_flight.pop(future)
+            outcome = future.result()
+            call_record(judge=judge, run=run, item=item, prompt=prompt, outcome=outcome)
+            tokens += outcome.prompt_tokens + outcome.completion_tokens
+            counter = "failed" if not outcome.ok else "done"
+            ModelRun.objects.filter(pk=run.pk).update(**{counter: F(counter) + 1})
+            since_check += 1
+            if outcome.fatal and outcome_of_run is None:
+                outcome_of_run = (ModelRun.Status.FAILED, f"the endpoint refused the request: {outcome.error}")
+
+
 def run_execute(*, run: ModelRun, sleep=None) -> ModelRun:
     """Judge the pending pairs of the run's judge; record every call; keep the run's progress and outcome."""
     judge = ModelJudge.objects.select_related("campaign__collection", "assessor").get(pk=run.judge_id)
@@ -191,30 +238,10 @@ def run_execute(*, run: ModelRun, sleep=None) -> ModelRun:
         timeout=judge.timeout_seconds, max_attempts=judge.max_attempts, backoff=judge.backoff_seconds,
         limiter=RateLimiter(judge.requests_per_minute), **({"sleep": sleep} if sleep else {}),
     )
-    batch_size = judge.concurrency * BATCH_PER_THREAD
     status, message = ModelRun.Status.SUCCEEDED, ""
     try:
         with client, ThreadPoolExecutor(max_workers=judge.concurrency, thread_name_prefix="model-judge") as pool:
-            for start in range(0, len(items), batch_size):
-                stop = _stop_reason(judge, run)
-                if stop is not None:
-                    status, message = stop
-                    break
-                batch = items[start:start + batch_size]
-                futures = [pool.submit(client.complete, _messages(prompt, item, judge, scale),
-                                       temperature=judge.temperature, max_tokens=judge.max_output_tokens,
-                                       logprobs=judge.request_logprobs) for item in batch]
-                fatal = None
-                for item, future in zip(batch, futures, strict=True):
-                    outcome = future.result()
-                    call_record(judge=judge, run=run, item=item, prompt=prompt, outcome=outcome)
-                    counter = "failed" if not outcome.ok else "done"
-                    ModelRun.objects.filter(pk=run.pk).update(**{counter: F(counter) + 1})
-                    if outcome.fatal and fatal is None:
-                        fatal = outcome.error
-                if fatal is not None:
-                    status, message = ModelRun.Status.FAILED, f"the endpoint refused the request: {fatal}"
-                    break
+            status, message = _judge_items(judge, run, prompt, items, scale, client, pool) or (status, message)
     except Exception as exc:  # noqa: BLE001 - the run row must say it ended, whatever happened
         logger.exception("Model run %s failed", run.pk)
         status, message = ModelRun.Status.FAILED, f"internal error ({type(exc).__name__}); see the worker's log"
@@ -222,5 +249,7 @@ def run_execute(*, run: ModelRun, sleep=None) -> ModelRun:
         failed = ModelRun.objects.filter(pk=run.pk).values_list("failed", flat=True).get()
         message = f"{failed} call(s) failed after retries; run again to retry them" if failed else ""
     _finish(run, status, message)
+    if ModelRun.objects.filter(pk=run.pk).values_list("done", flat=True).get():
+        priorities_refresh_if_enabled(campaign=judge.campaign)  # new model labels reorder the humans' work
     run.refresh_from_db()
     return run

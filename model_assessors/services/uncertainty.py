@@ -13,7 +13,8 @@ Each regular item gets an uncertainty in [0, 1]:
 
 The order is written into ``Item.priority`` (allocation hands out open items by priority, then
 position), as the adaptive orders do: the most uncertain pair gets priority 0, the next 1, and so
-on, ties by campaign position. Allocation itself is untouched: overlap, leases, gold and the split
+on, ties by campaign position. The option stays on (``UncertaintyOrder``) and every finished model
+run re-applies it, so new model labels reorder the remaining work. Allocation itself is untouched: overlap, leases, gold and the split
 by topic apply as before. Adaptive orders rewrite priorities after every judgment, so a campaign
 with an adaptive order refuses this option. :func:`priorities_reset` returns to the campaign order.
 """
@@ -24,11 +25,12 @@ from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from judging.models import Assessor, Campaign, Item, Judgment
 from judging.services.adaptive import is_adaptive
 from model_assessors import prompts
-from model_assessors.models import ModelCall
+from model_assessors.models import ModelCall, UncertaintyOrder
 
 UNKNOWN = 0.5
 
@@ -85,7 +87,16 @@ def priorities_by_uncertainty(*, campaign: Campaign) -> int:
     for row in rows:
         row.priority = priority[row.pk]
     Item.objects.bulk_update(rows, ["priority"], batch_size=2000)
+    UncertaintyOrder.objects.update_or_create(campaign=campaign, defaults={
+        "enabled": True, "applied_at": timezone.now(), "items_ordered": len(rows)})
     return len(rows)
+
+
+def priorities_refresh_if_enabled(*, campaign: Campaign) -> int | None:
+    """Re-apply the uncertainty order when the campaign has it on (after a model run); None when off."""
+    if not UncertaintyOrder.objects.filter(campaign=campaign, enabled=True).exists() or is_adaptive(campaign):
+        return None
+    return priorities_by_uncertainty(campaign=campaign)
 
 
 @transaction.atomic
@@ -93,4 +104,5 @@ def priorities_reset(*, campaign: Campaign) -> int:
     """Return a static-order campaign to its own order (every priority 0); return how many items changed."""
     if is_adaptive(campaign):
         raise ValidationError("An adaptive order manages its own priorities.", code="adaptive_order")
+    UncertaintyOrder.objects.filter(campaign=campaign).update(enabled=False)
     return Item.objects.filter(campaign=campaign).exclude(priority=0).update(priority=0)

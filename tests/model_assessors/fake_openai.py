@@ -42,7 +42,9 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.required_key: str | None = None
         self.models: set[str] | None = None
         self.slow_seconds = 1.5
-        self.delay_seconds = 0.0  # every answer waits this long (to stop a worker in the middle of a run)
+        # Every answer waits this long (seconds, or a function returning them): a worker can be stopped
+        # in the middle of a run, and the benchmark draws heavy-tailed latencies.
+        self.delay_seconds = 0.0
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -107,8 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if server.models is not None and body.get("model") not in server.models:
             return self._send(404, {"error": {"message": f"model {body.get('model')} does not exist"}})
-        if server.delay_seconds:
-            time.sleep(server.delay_seconds)
+        delay = server.delay_seconds() if callable(server.delay_seconds) else server.delay_seconds
+        if delay:
+            time.sleep(delay)
         if isinstance(action, int):
             return self._send(action, {"error": {"message": f"injected {action}"}})
         if action == "timeout":

@@ -30,12 +30,12 @@ def _urls(campaign, judge, run):
 
 def test_a_lead_adds_a_judge_runs_it_and_reads_its_calls_and_calibration(client, campaign, lead, alice, fake_llm,
                                                                           monkeypatch):
-    monkeypatch.setenv("QS_FAKE_KEY", "sk-never-shown-0123")
+    monkeypatch.setenv("QS_FAKE_API_KEY", "sk-never-shown-0123")
     fake_llm.required_key = "sk-never-shown-0123"
     _login(client, lead)
     slug = campaign.collection.slug
     response = client.post(reverse("model-judges", args=[slug, campaign.pk]), {
-        "name": "local-llm", "base_url": fake_llm.base_url, "model": "fake-model", "api_key_env": "QS_FAKE_KEY",
+        "name": "local-llm", "base_url": fake_llm.base_url, "model": "fake-model", "api_key_env": "QS_FAKE_API_KEY",
         "prompting": "graded", "temperature": "0", "max_output_tokens": "50", "max_document_chars": "2000",
         "concurrency": "2", "requests_per_minute": "0", "timeout_seconds": "5", "max_attempts": "2",
         "backoff_seconds": "0", "input_price_per_million": "1", "output_price_per_million": "2",
@@ -43,7 +43,7 @@ def test_a_lead_adds_a_judge_runs_it_and_reads_its_calls_and_calibration(client,
     judge = ModelJudge.objects.get(campaign=campaign, name="local-llm")
     assert response.status_code == 302 and response.url.endswith(f"/models/{judge.pk}/")
     page = client.get(response.url).content.decode()
-    assert "##final score" in page and "QS_FAKE_KEY" in page and "sk-never-shown" not in page
+    assert "##final score" in page and "QS_FAKE_API_KEY" in page and "sk-never-shown" not in page
     started = client.post(reverse("model-run-start", args=[slug, campaign.pk, judge.pk]))
     assert started.status_code == 302
     run = ModelRun.objects.get(judge=judge)
@@ -138,3 +138,19 @@ def test_the_api_adds_a_judge_starts_a_run_and_summarises_the_calibration(client
     assert _login(client, alice).get(base).status_code == 403
     assert _login(client, mallory).get(base).status_code == 404
     assert _login(client, mallory).post(f"{base}{judge_id}/runs/", {}, content_type="application/json").status_code == 404
+
+
+def test_the_judges_page_queries_do_not_grow_with_judges_and_runs(client, campaign, lead, make_judge,
+                                                                   django_assert_max_num_queries):
+    run_start(judge=make_judge("one", max_pairs=3))
+    _login(client, lead)
+    url = reverse("model-judges", args=[campaign.collection.slug, campaign.pk])
+    with django_assert_max_num_queries(16) as few:
+        assert client.get(url).status_code == 200
+    for name in ("two", "three", "four"):
+        judge = make_judge(name, max_pairs=2)
+        run_start(judge=judge)
+        run_start(judge=judge)
+    with django_assert_max_num_queries(16) as many:
+        assert client.get(url).status_code == 200
+    assert len(many.captured_queries) == len(few.captured_queries)

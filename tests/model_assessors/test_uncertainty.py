@@ -75,3 +75,72 @@ def test_system_ranking_on_model_qrels_equals_the_human_one_when_the_labels_agre
     same = stability_report(judge, measure="map")
     assert same.n_pairs == 10 and same.comparison.tau == pytest.approx(1.0)
     assert all(m["shift"] == 0 for m in same.movers) and len(same.movers) == 3
+
+
+def test_the_uncertainty_order_stays_on_and_each_model_run_reapplies_it(make_judge, campaign, fake_llm, lead, client):
+    from django.urls import reverse
+
+    from tests.conftest import PASSWORD
+
+    judge = make_judge(request_logprobs=True, max_pairs=10)
+    run_start(judge=judge)
+    client.login(username=lead.username, password=PASSWORD)
+    order_url = reverse("model-order", args=[campaign.collection.slug, campaign.pk])
+    assert client.post(order_url).status_code == 302
+    fake_llm.labels["T4-D5"] = 2
+    fake_llm.probabilities["T4-D5"] = {2: 0.3, 1: 0.3, 3: 0.4}
+    judge.max_pairs = None
+    judge.save()
+    run_start(judge=judge)
+    first = Item.objects.filter(campaign=campaign).order_by("priority", "position").first()
+    assert first.pair.docno == "T4-D5"
+    page = client.get(reverse("model-judges", args=[campaign.collection.slug, campaign.pk])).content.decode()
+    assert "<strong>On</strong>: 20 pairs ordered" in page
+    client.post(order_url, {"reset": "1"})
+    assert set(Item.objects.filter(campaign=campaign).values_list("priority", flat=True)) == {0}
+
+
+def test_ranking_stability_on_disagreeing_model_qrels_matches_pytrec_eval_and_scipy(
+        make_judge, campaign, collection, alice, fake_llm, tmp_path):
+    import pytrec_eval
+    from scipy.stats import kendalltau
+
+    from collections_app.services.imports import runs_import
+
+    orders = {"r1": [1, 2, 3, 4, 5], "r2": [3, 1, 5, 2, 4], "r3": [5, 4, 3, 2, 1], "r4": [2, 5, 1, 4, 3],
+              "r5": [4, 3, 2, 5, 1]}
+    for tag, order in orders.items():
+        lines = [f"40{t} Q0 T{t}-D{d} {r} {10 - r} {tag}" for t in range(1, 5) for r, d in enumerate(order, 1)]
+        (tmp_path / f"{tag}.run").write_text("\n".join(lines) + "\n")
+        runs_import(collection=collection, sources=[tmp_path / f"{tag}.run"])
+    pairs = [f"T{t}-D{d}" for t in (1, 2, 3) for d in range(1, 6)]
+    human = {p: default_label(p) for p in pairs}
+    fake_llm.labels.update({p: 3 - g if p.endswith(("D1", "D4")) else g for p, g in human.items()})
+    judge = make_judge()
+    run_start(judge=judge)
+    human_judges(campaign, alice, human)
+    result = stability_report(judge, measure="map")
+    threshold = collection.relevant_threshold
+
+    def reference_map(labels):
+        qrels = {}
+        for p, g in labels.items():
+            t, d = p.split("-")
+            qrels.setdefault(f"40{t[1:]}", {})[p] = g
+        run = {tag: {f"40{t}": {f"T{t}-D{d}": float(10 - r) for r, d in enumerate(order, 1)} for t in range(1, 5)}
+               for tag, order in orders.items()}
+        evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map"}, relevance_level=threshold)
+        return {tag: sum(v["map"] for v in evaluator.evaluate(r).values()) / len(qrels) for tag, r in run.items()}
+
+    human_map = reference_map(human)
+    model_map = reference_map({p: fake_llm.labels[p] for p in pairs})
+    assert result.comparison.scores_a == pytest.approx(human_map)
+    assert result.comparison.scores_b == pytest.approx(model_map)
+    tags = sorted(orders)
+    expected_tau = kendalltau([human_map[t] for t in tags], [model_map[t] for t in tags]).statistic
+    assert result.comparison.tau == pytest.approx(expected_tau) and result.comparison.tau < 1
+    shifts = {m["tag"]: m["shift"] for m in result.movers}
+    human_rank = {t: i for i, t in enumerate(sorted(tags, key=lambda t: (-human_map[t], t)), 1)}
+    model_rank = {t: i for i, t in enumerate(sorted(tags, key=lambda t: (-model_map[t], t)), 1)}
+    assert shifts == {t: model_rank[t] - human_rank[t] for t in tags}
+    assert abs(result.movers[0]["shift"]) == max(abs(s) for s in shifts.values())
