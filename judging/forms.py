@@ -51,7 +51,7 @@ class CampaignCreateForm(forms.Form):
 
     def clean(self) -> dict:
         """Build the campaign plan once from the options (its rules name what is wrong)."""
-        data = super().clean()
+        data = super().clean() or {}
         options = {name: data[name] for name in FLAT_NAMES if name in data}
         if len(options) == len(FLAT_NAMES):  # every option parsed: check the combination
             try:

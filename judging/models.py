@@ -157,7 +157,7 @@ class Assessor(AssessorQualityBase):
     @property
     def label(self) -> str:
         """Return how the lead's pages name the assessor: username, or platform:worker id."""
-        if self.user_id:
+        if self.user is not None:
             return self.user.get_username()
         return f"{self.platform or 'crowd'}:{self.worker_id}"
 
