@@ -25,7 +25,7 @@ def collections_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[C
     """Return the collections the user is a member of (all of them for superusers)."""
     if not user.is_authenticated:
         return Collection.objects.none()
-    if user.is_superuser:
+    if user.is_superuser:  # type: ignore[attr-defined]  # AUTH_USER_MODEL is the default User
         return Collection.objects.all()
     return Collection.objects.filter(memberships__user=user).distinct()
 
@@ -37,7 +37,7 @@ def role_in(user: AbstractBaseUser | AnonymousUser, collection: Collection) -> s
     """
     if not user.is_authenticated:
         return None
-    if user.is_superuser:
+    if user.is_superuser:  # type: ignore[attr-defined]  # AUTH_USER_MODEL is the default User
         return Role.LEAD
     membership = Membership.objects.filter(collection=collection, user=user).only("role").first()
     return membership.role if membership else None
@@ -87,6 +87,6 @@ def collection_for_user(
         raise SystemsHidden(
             "Runs and evaluation are hidden from assessors of this collection (blind judging); a lead can open them."
         )
-    collection.viewer_role = role  # lets templates (navigation) show lead-only links without asking again
-    collection.viewer_sees_systems = role_sees_systems(role, collection)
+    collection.viewer_role = role  # type: ignore[attr-defined]  # lets templates (navigation) show lead-only links without asking again
+    collection.viewer_sees_systems = role_sees_systems(role, collection)  # type: ignore[attr-defined]
     return collection

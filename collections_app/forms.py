@@ -1,6 +1,8 @@
 """Forms of the lead pages; they validate input only, services do the work."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django import forms
 from django.contrib.auth import get_user_model
 
@@ -56,7 +58,7 @@ class SingleUploadForm(forms.Form):
 
 
 class RunsUploadForm(forms.Form):
-    files = MultipleFileField(help_text="One or many TREC run files (6 columns; .gz accepted).")
+    files = MultipleFileField(help_text="One or many TREC run files (6 columns; .gz accepted).")  # type: ignore[assignment]  # a field named "files", as the API names it
     group = forms.CharField(max_length=200, required=False, help_text="Team or owner of these runs.")
     description = forms.CharField(required=False)
     replace = forms.BooleanField(required=False, help_text="Replace runs whose tag already exists.")
@@ -79,9 +81,9 @@ class PoolBuildForm(forms.Form):
         help_text="Sampled pool: bands by best rank as LASTRANK:RATE (ranks 1-10 fully, 11-30 half, 31-100 a fifth).",
     )
 
-    def __init__(self, *args, run_tags: list[str] = (), **kwargs) -> None:
+    def __init__(self, *args, run_tags: Sequence[str] = (), **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["run_tags"].choices = [(tag, tag) for tag in run_tags]
+        self.fields["run_tags"].choices = [(tag, tag) for tag in run_tags]  # type: ignore[attr-defined]  # a ChoiceField
 
     def clean(self):
         data = super().clean()

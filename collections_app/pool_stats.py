@@ -34,11 +34,11 @@ def pool_stats(pool: Pool) -> dict:
         for tag in ranks:
             if tag in index:
                 incidence[i, index[tag]] = True
-        grade = grades.get((qid, docno))
-        relevant[i] = grade is not None and grade >= threshold
-        counts = per_topic.setdefault(qid, [0, 0])
-        counts[0] += 1
-        counts[1] += int(relevant[i])
+        found = grades.get((qid, docno))
+        relevant[i] = found is not None and found >= threshold
+        topic_counts = per_topic.setdefault(qid, [0, 0])
+        topic_counts[0] += 1
+        topic_counts[1] += int(relevant[i])
 
     # float64 so the product goes through BLAS (an int64 matmul of 110k × 100 runs takes seconds);
     # counts stay far below 2**53, so the result is exact.

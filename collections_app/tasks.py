@@ -221,7 +221,7 @@ class _ProgressRecorder:
         self.clock = clock
         self.last = float("-inf")
         self.depth = len(connection.atomic_blocks)
-        self.side = None
+        self.side: Any = None  # a second connection, opened on first use (PostgreSQL only)
 
     def __call__(self, done: int, total: int | None = None) -> None:
         now = self.clock()

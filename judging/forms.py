@@ -53,7 +53,7 @@ class CampaignCreateForm(forms.Form):
 
     def clean(self) -> dict:
         """Build the campaign plan once from the options (its rules name what is wrong)."""
-        data = super().clean()
+        data = super().clean() or {}
         own = [name for name in FLAT_NAMES if name in self.fields]  # crowd entry settings have their own form
         options = {name: data[name] for name in own if name in data}
         if len(options) == len(own):  # every option parsed: check the combination

@@ -167,7 +167,7 @@ class Assessor(AssessorQualityBase):
     @property
     def label(self) -> str:
         """Return how the lead's pages name the assessor: username, or platform:worker id."""
-        if self.user_id:
+        if self.user is not None:
             return self.user.get_username()
         if self.kind == self.Kind.MODEL:
             return f"model:{self.worker_id}"

@@ -26,7 +26,7 @@ def campaign_for_user(user, campaign_id, *, lead_only: bool = False) -> PrefCamp
         raise Http404("No such campaign.")
     if lead_only and role != Membership.Role.LEAD:
         raise PermissionDenied("Only a lead of this collection may do this.")
-    campaign.collection.viewer_role = role  # the navigation reads it instead of asking again
+    campaign.collection.viewer_role = role  # type: ignore[attr-defined]  # for this request: the navigation reads it instead of asking again
     return campaign
 
 

@@ -102,7 +102,7 @@ class PrefAssessor(AssessorQualityBase):
     @property
     def label(self) -> str:
         """Return how the lead's pages name the assessor: username, platform:worker id, or link #id."""
-        if self.user_id:
+        if self.user is not None:
             return self.user.get_username()
         if self.worker_id:
             return f"{self.platform}:{self.worker_id}"

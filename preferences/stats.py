@@ -93,4 +93,4 @@ def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff"
         per_item[item] += 1
     if not any(n >= 2 for n in per_item.values()):
         return None
-    return agreement(triples, statistic=statistic, categories=[-1, 0, 1], ci=ci)
+    return agreement(triples, statistic=statistic, categories=[-1, 0, 1], ci=ci)  # type: ignore[arg-type]  # checked by the form

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.apps import apps
-from django.db import models, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -32,9 +33,11 @@ class _Rejected(Exception):
     """A locked candidate turned out to be taken; rolling back its savepoint releases its row lock."""
 
 
-def lease_claim(*, assessor: models.Model, open_items: Callable[[], QuerySet], now: datetime,
-                lease_seconds: int, wait: bool = False) -> models.Model | None:
+def lease_claim(*, assessor: Any, open_items: Callable[[], QuerySet], now: datetime,
+                lease_seconds: int, wait: bool = False) -> Any:
     """Lease the first item of ``open_items()`` that is still open under its row lock; None if none is.
+
+    ``assessor`` is either kind's assessor (its ``leases`` relation names the lease model).
 
     ``open_items`` returns the kind's query of the items open to this assessor, in the order
     they should be handed out; it is asked again under the lock, so it must count live leases
@@ -73,8 +76,8 @@ def lease_claim(*, assessor: models.Model, open_items: Callable[[], QuerySet], n
     return None
 
 
-def lease_models() -> list[type[LeaseBase]]:
-    """Return every installed concrete lease model (one per campaign kind)."""
+def lease_models() -> list[Any]:
+    """Return every installed concrete lease model (one per campaign kind; concrete, so each has ``objects``)."""
     return [model for model in apps.get_models() if issubclass(model, LeaseBase)]
 
 

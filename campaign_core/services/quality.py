@@ -32,15 +32,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import transaction
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from campaign_core.services.audit import audit, audit_entries, audit_messages
+
+# Either kind's assessor, item, judgment model: Django gives each concrete model its manager and
+# reverse relations (``objects``, ``leases``, ``judgments``) at run time, which the type checker
+# cannot see through an abstract base, so the shared services take them as Any.
+Assessor = Any
+ModelClass = Any
 
 AUDIT_KINDS = ("block", "unblock")
 MAX_REASON = 300
@@ -54,22 +60,22 @@ class GoldRule(NamedTuple):
     correct: Q
 
 
-def _judgment_model(assessor: models.Model) -> type[models.Model]:
+def _judgment_model(assessor: Assessor) -> ModelClass:
     return assessor.judgments.model
 
 
-def _item_model(judgment_model: type[models.Model]) -> type[models.Model]:
+def _item_model(judgment_model: ModelClass) -> ModelClass:
     return judgment_model._meta.get_field("item").related_model
 
 
-def gold_answers(*, assessor: models.Model, rule: GoldRule) -> tuple[int, int]:
+def gold_answers(*, assessor: Assessor, rule: GoldRule) -> tuple[int, int]:
     """Return (correct, answered) over the assessor's answers to gold items under the kind's rule."""
     row = _judgment_model(assessor).objects.filter(rule.answered, assessor=assessor, item__is_gold=True).aggregate(
         answered=Count("id"), correct=Count("id", filter=rule.correct))
     return row["correct"], row["answered"]
 
 
-def usable_count(judgment_model: type[models.Model]) -> Coalesce:
+def usable_count(judgment_model: ModelClass) -> Coalesce:
     """Return a subquery expression for an item row: its judgments by assessors neither blocked nor models.
 
     A model assessor's labels (``model_assessors``) never take a human's slot on an item.
@@ -80,7 +86,7 @@ def usable_count(judgment_model: type[models.Model]) -> Coalesce:
     return Coalesce(Subquery(usable, output_field=IntegerField()), Value(0))
 
 
-def items_recount(*, judgment_model: type[models.Model], item_ids: Iterable[int]) -> int:
+def items_recount(*, judgment_model: ModelClass, item_ids: Iterable[int]) -> int:
     """Set judgment_count of the given non-gold items to their usable judgments, under their row locks.
 
     Returns how many items were updated. Callers that also lock an assessor must lock it first.
@@ -95,7 +101,7 @@ def items_recount(*, judgment_model: type[models.Model], item_ids: Iterable[int]
     return item_model.objects.filter(pk__in=ids).update(judgment_count=usable_count(judgment_model))
 
 
-def _set_blocked(assessor: models.Model, *, blocked: bool, reason: str, waive: bool, now: datetime) -> None:
+def _set_blocked(assessor: Assessor, *, blocked: bool, reason: str, waive: bool, now: datetime) -> None:
     """Write the block state on a locked assessor row, drop leases on a block, recount their items."""
     fields = {"blocked": blocked, "blocked_reason": reason[:MAX_REASON] if blocked else "",
               "blocked_at": now if blocked else None}
@@ -111,7 +117,7 @@ def _set_blocked(assessor: models.Model, *, blocked: bool, reason: str, waive: b
                   item_ids=judgment_model.objects.filter(assessor=assessor).values_list("item_id", flat=True))
 
 
-def gold_check(*, assessor: models.Model, rule: GoldRule, now: datetime | None = None) -> bool:
+def gold_check(*, assessor: Assessor, rule: GoldRule, now: datetime | None = None) -> bool:
     """Block a crowd worker whose gold accuracy fell below the campaign's threshold; return True if blocked now.
 
     Call inside the transaction that recorded the gold answer, with the assessor's row locked
@@ -130,19 +136,19 @@ def gold_check(*, assessor: models.Model, rule: GoldRule, now: datetime | None =
     return True
 
 
-def refuse_blocked(assessor: models.Model) -> None:
+def refuse_blocked(assessor: Assessor) -> None:
     """Raise ValidationError(code="blocked") for a blocked assessor."""
     if assessor.blocked:
         raise ValidationError("You have been stopped from judging in this campaign.", code="blocked")
 
 
-def _locked(assessor: models.Model) -> models.Model:
+def _locked(assessor: Assessor) -> Assessor:
     return (type(assessor).objects.select_for_update(of=("self",)).select_related("user", "campaign")
             .get(pk=assessor.pk))
 
 
 @transaction.atomic
-def assessor_block(*, assessor: models.Model, user, reason: str = "") -> bool:
+def assessor_block(*, assessor: Assessor, user, reason: str = "") -> bool:
     """Stop an assessor by a lead's decision, audited; return False if they were already blocked.
 
     Their leases go, their judgments leave the final labels (kept for audit) and the regular
@@ -160,7 +166,7 @@ def assessor_block(*, assessor: models.Model, user, reason: str = "") -> bool:
 
 
 @transaction.atomic
-def assessor_unblock(*, assessor: models.Model, user) -> bool:
+def assessor_unblock(*, assessor: Assessor, user) -> bool:
     """Let a blocked assessor judge again and count their judgments, audited; False if they were not blocked.
 
     The automatic gold check is waived for them from now on (the lead has decided).
@@ -177,7 +183,7 @@ def assessor_unblock(*, assessor: models.Model, user) -> bool:
     return True
 
 
-def quality_log(*, campaign: models.Model, limit: int | None = None) -> list[dict]:
+def quality_log(*, campaign: Any, limit: int | None = None) -> list[dict]:
     """Return the leads' block/unblock actions on the campaign, newest first (at most ``limit``).
 
     Rows: {"at", "user", "kind", "assessor", "name", "reason"}.
@@ -185,6 +191,6 @@ def quality_log(*, campaign: models.Model, limit: int | None = None) -> list[dic
     entries = audit_entries(campaign=campaign, kinds=AUDIT_KINDS)
     if limit is not None:
         entries = entries[:limit]
-    return [{"at": entry.action_time, "user": entry.user.get_username(), "kind": data["kind"],
+    return [{"at": entry.action_time, "user": entry.user.get_username(), "kind": data["kind"],  # type: ignore[attr-defined]  # LogEntry.user is the User model
              "assessor": data.get("assessor"), "name": data.get("name", ""), "reason": data.get("reason", "")}
             for entry, data in audit_messages(entries, AUDIT_KINDS)]

@@ -117,7 +117,7 @@ def fused_scores(
         elif method == "borda":
             points = (longest - np.arange(len(docnos))).astype(float)
         else:
-            raw = np.asarray(scores[tag][: len(docnos)], dtype=float)
+            raw = np.asarray(scores[tag][: len(docnos)], dtype=float)  # type: ignore[index]  # scores is given when a fusion needs it
             low, high = raw.min(), raw.max()
             points = np.ones_like(raw) if high == low else (raw - low) / (high - low)
         for docno, value in zip(docnos, points.tolist()):

@@ -200,7 +200,7 @@ def _runs_check_tags(*, collection: Collection, parsed: list[tuple[ParsedRun, in
             problems.add(run.source_name, None, f"tag {run.tag!r} is also the tag of {by_tag[run.tag]}; "
                          "each file must hold a different run", code="duplicate_run")
         by_tag.setdefault(run.tag, run.source_name)
-        if len(run.tag) > Run._meta.get_field("tag").max_length:
+        if len(run.tag) > Run._meta.get_field("tag").max_length:  # type: ignore[operator]  # a CharField always has a max_length
             problems.add(run.source_name, None, f"tag {run.tag[:40]!r}... is too long")
     existing = {r.tag: r for r in collection.runs.filter(tag__in=list(by_tag))}
     if existing and not replace:

@@ -196,10 +196,10 @@ def _insert_pairs(rows: list[tuple]) -> None:
     meta = PoolPair._meta
     names = ["pool", "topic", "docno", "document", "judging_order", "best_rank", "run_ranks", "fused_score",
              "stratum", "inclusion_probability"]
-    columns = [meta.get_field(name).column for name in names]
+    columns = [meta.get_field(name).column for name in names]  # type: ignore[union-attr]  # only concrete fields are named
     prep = _json_prep()
     quote = connection.ops.quote_name
-    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)}) "
+    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)}) "  # type: ignore[arg-type]  # only concrete fields are named
            f"VALUES ({', '.join(['%s'] * len(columns))})")
     with connection.cursor() as cursor:
         for i in range(0, len(rows), _BATCH):

@@ -27,9 +27,9 @@ class PlannerForm(forms.Form):
 
     def __init__(self, *args, qrels_sets: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["qrels_set"].choices = [(n, n) for n in qrels_sets]
+        self.fields["qrels_set"].choices = [(n, n) for n in qrels_sets]  # type: ignore[attr-defined]  # a ChoiceField
         available = engine.available_strategies()
-        self.fields["strategies"].choices = [(n, f"{n} — {d}") for n, d in available.items()]
+        self.fields["strategies"].choices = [(n, f"{n} — {d}") for n, d in available.items()]  # type: ignore[attr-defined]  # a ChoiceField
         self.fields["strategies"].initial = list(available)
 
     def clean_budgets(self):

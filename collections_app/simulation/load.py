@@ -16,9 +16,9 @@ def planner_inputs(collection: Collection, qrels_set: QrelsSet, *, max_depth: in
     for qid, docno, grade in rows.iterator(chunk_size=5000):
         qrels.setdefault(qid, {})[docno] = grade
     rankings: dict[str, dict[str, list[str]]] = {}
-    rows = (RunRanking.objects.filter(run__collection=collection, topic__qid__in=list(qrels))
-            .values_list("topic__qid", "run__tag", "docnos"))
-    for qid, tag, blob in rows.iterator(chunk_size=200):
+    blobs = (RunRanking.objects.filter(run__collection=collection, topic__qid__in=list(qrels))
+             .values_list("topic__qid", "run__tag", "docnos"))
+    for qid, tag, blob in blobs.iterator(chunk_size=200):
         rankings.setdefault(qid, {})[tag] = runstore.unpack_docnos(blob)
     queries = dict(Topic.objects.filter(collection=collection, qid__in=list(qrels)).values_list("qid", "title"))
     return rankings, qrels, queries

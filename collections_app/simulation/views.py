@@ -18,7 +18,7 @@ from .tasks import KIND, planner_start
 
 def _report_from_result(data: dict) -> Report:
     nan = float("nan")
-    points = [Point(**{k: (nan if v is None and k in ("recall", "tau_map", "tau_ndcg10") else v)
+    points = [Point(**{k: (nan if v is None and k in ("recall", "tau_map", "tau_ndcg10") else v)  # type: ignore[arg-type]  # the JSON of asdict(Point)
                        for k, v in p.items()}) for p in data["points"]]
     curves = {k: [tuple(x) for x in v] for k, v in data["curves"].items()}
     return Report(points, curves, data["complete_map"], data["complete_ndcg10"], data["findable_relevant"],

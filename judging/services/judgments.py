@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from campaign_core.active_time import clamp_seconds
 from campaign_core.services.quality import refuse_blocked
+from campaign_core.services.replays import judgment_replayed
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
 from judging.services.adaptive import after_judgment
 from judging.services.allocation import open_items
@@ -50,17 +51,6 @@ def _validate_label(*, assessor: Assessor, grade, skipped: bool) -> None:
     grades = assessor.campaign.collection.grades
     if grade is None or isinstance(grade, bool) or not isinstance(grade, int) or grade not in grades:
         raise ValidationError(f"Grade must be one of {grades}.", code="bad_grade")
-
-
-def _replayed(token: str, assessor: Assessor) -> Judgment | None:
-    """Return the judgment a token already recorded (as a first submit or a revision), if any."""
-    judgment = Judgment.objects.filter(client_token=token).first()
-    if judgment is None:
-        revision = JudgmentRevision.objects.filter(client_token=token).select_related("judgment").first()
-        judgment = revision.judgment if revision else None
-    if judgment is not None and judgment.assessor_id != assessor.pk:
-        raise ValidationError("This client token was used by someone else.", code="token_reused")
-    return judgment
 
 
 def _revise(*, judgment: Judgment, assessor: Assessor, grade, skipped, skip_reason, comment, seconds, token):
@@ -154,7 +144,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
     except IntegrityError:
         # Last line of defence (a racing duplicate on SQLite, where there are no row locks):
         # the constraint held; answer with what the winner recorded.
-        replay = _replayed(token, assessor)
+        replay = judgment_replayed(token=token, assessor=assessor, revision_model=JudgmentRevision)
         if replay is not None:
             return replay
         existing = Judgment.objects.filter(item=item, assessor=assessor).first()

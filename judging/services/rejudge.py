@@ -41,7 +41,7 @@ def rejudge_history(*, campaign: Campaign) -> list[dict]:
     """Return the campaign's rejudge requests, newest first: {"at", "user", "topic", "assessors", "raised", "skipped"}."""
     rows = []
     for entry, data in audit_messages(audit_entries(campaign=campaign, kinds=[AUDIT_KIND]), [AUDIT_KIND]):
-        rows.append({"at": entry.action_time, "user": entry.user.get_username(), "topic": data.get("topic"),
+        rows.append({"at": entry.action_time, "user": entry.user.get_username(), "topic": data.get("topic"),  # type: ignore[attr-defined]  # LogEntry.user is the User model
                      "assessors": data.get("assessors", []), "raised": data.get("raised", []),
                      "skipped": data.get("skipped", [])})
     return rows

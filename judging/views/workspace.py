@@ -100,7 +100,7 @@ def handle_submit(request: HttpRequest, assessor: Assessor) -> JsonResponse:
     if request.method != "POST":
         return _error("POST required.", "method", 405)
     try:
-        body = JSONParser().parse(request)
+        body = JSONParser().parse(request)  # type: ignore[arg-type]  # an HttpRequest is a readable stream
     except ParseError:
         return _error("Malformed judgment.", "malformed")
     data = SubmitSerializer(data=body if isinstance(body, dict) else {})

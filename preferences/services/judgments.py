@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from campaign_core.active_time import clamp_seconds
 from campaign_core.services.quality import refuse_blocked
+from campaign_core.services.replays import judgment_replayed
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease, PrefRevision
 from preferences.services.quality import gold_accuracy, gold_check
 
@@ -38,16 +39,6 @@ def _validate(choice, strength) -> None:
         raise ValidationError("Strength must be 1, 2 or 3.", code="bad_strength")
 
 
-def _replayed(token: str, assessor: PrefAssessor) -> PrefJudgment | None:
-    judgment = PrefJudgment.objects.filter(client_token=token).first()
-    if judgment is None:
-        revision = PrefRevision.objects.filter(client_token=token).select_related("judgment").first()
-        judgment = revision.judgment if revision else None
-    if judgment is not None and judgment.assessor_id != assessor.pk:
-        raise ValidationError("This client token was used by someone else.", code="token_reused")
-    return judgment
-
-
 def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, strength: int | None = None,
                     comment: str = "", seconds: float = 0.0, token: str, now=None) -> PrefJudgment:
     """Record (or revise) the assessor's answer on the item and return it.
@@ -65,7 +56,7 @@ def judgment_submit(*, assessor: PrefAssessor, item: PrefItem, choice: int, stre
         raise ValidationError("A client token is required.", code="no_token")
     now = now or timezone.now()
     with transaction.atomic():
-        replay = _replayed(token, assessor)
+        replay = judgment_replayed(token=token, assessor=assessor, revision_model=PrefRevision)
         if replay is not None:
             return replay
         assessor.blocked, assessor.gold_check_waived = (

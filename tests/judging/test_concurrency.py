@@ -6,17 +6,17 @@ serialized by the database itself; running fifty threads against it would only t
 """
 from __future__ import annotations
 
-import threading
 import uuid
 from collections import Counter
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from collections_app.models import Membership
 from judging.models import Assessor, Item, Judgment
 from judging.services.allocation import item_next
 from judging.services.judgments import judgment_submit
+from tests.campaign_core.race import race
 from tests.conftest import make_user
 from tests.judging.conftest import build_pool
 
@@ -42,36 +42,13 @@ def test_fifty_assessors_at_once_never_overfill_or_double_judge(collection, lead
     campaign = campaign_create(collection=collection, pool=pool, name="race", created_by=lead, assessors=users,
                                plan=CampaignPlan.of(overlap="replicate", judgments_per_pair=3, lease_seconds=600,
                                                     order=order))
-    assessor_ids = list(Assessor.objects.filter(campaign=campaign).values_list("pk", flat=True))
-    start = threading.Barrier(THREADS)
-    errors: list[BaseException] = []
-    handed_out = Counter()
-    lock = threading.Lock()
-
-    def work(assessor_id: int) -> None:
-        try:
-            assessor = Assessor.objects.select_related("campaign__collection").get(pk=assessor_id)
-            start.wait(timeout=60)
-            for _ in range(200):
-                item = item_next(assessor=assessor)
-                if item is None:
-                    return
-                with lock:
-                    handed_out[(item.pk, assessor_id)] += 1
-                judgment_submit(assessor=assessor, item=item, grade=1, client_token=uuid.uuid4().hex)
-            errors.append(AssertionError(f"assessor {assessor_id} never ran out of work"))
-        except BaseException as error:  # noqa: BLE001 - reported by the main thread
-            errors.append(error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=work, args=(pk,)) for pk in assessor_ids]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    assert not any(t.is_alive() for t in threads), "a worker thread hung"
-    assert errors == []
+    handed_out = race(
+        list(Assessor.objects.filter(campaign=campaign).values_list("pk", flat=True)),
+        load=lambda pk: Assessor.objects.select_related("campaign__collection").get(pk=pk),
+        take=lambda assessor: item_next(assessor=assessor),
+        answer=lambda assessor, item: judgment_submit(assessor=assessor, item=item, grade=1,
+                                                      client_token=uuid.uuid4().hex),
+    )
 
     per_item = Counter(Judgment.objects.filter(item__campaign=campaign).values_list("item_id", flat=True))
     items = dict(Item.objects.filter(campaign=campaign).values_list("pk", "required_judgments"))
