@@ -70,6 +70,16 @@ def _grown(arr: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
+def _decode_rows(words: np.ndarray, lengths: np.ndarray) -> list[str]:
+    """Return the strings of zero-padded UTF-8 rows, decoded in one pass (one join, one split)."""
+    if not len(words):
+        return []
+    raw = words.view(f"S{words.shape[1] * 8}").ravel().tolist()  # bytes with the zero padding stripped
+    if sum(map(len, raw)) == int(lengths.sum()):  # no docno ends in a NUL byte: the join is exact
+        return b"\n".join(raw).decode().split("\n")
+    return [w.tobytes()[:n].decode() for w, n in zip(words, lengths.tolist())]
+
+
 class _Vocabulary:
     """Map docnos to stable integer codes for the life of the process.
 
@@ -113,7 +123,7 @@ class _Vocabulary:
         """
         if names is None:
             def names(idx: np.ndarray) -> list[str]:
-                return [words[i].tobytes()[:n].decode() for i, n in zip(idx.tolist(), lengths[idx].tolist())]
+                return _decode_rows(words[idx], lengths[idx])
         hashes = _row_hashes(words, lengths)
         with self._lock:  # one process-wide table; web requests may read files in threads
             codes = self._find(hashes, words, lengths)
