@@ -194,6 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def run() -> None:
+    """Entry point of the ``qrelsmith-eval`` console script."""
+    sys.exit(main())
+
+
 def _check_measures(measures: list[str]) -> bool:
     """Resolve the measure names and parameters before any file is read (raises ValueError)."""
     resolve(measures)
