@@ -1,4 +1,11 @@
-"""Benchmark: qrelsmith metrics vs pytrec_eval-terrier vs ranx on 100 runs × 50 topics × 1000 docs.
+"""Benchmark: qrelsmith metrics vs pytrec_eval-terrier vs ranx, on trec_eval's own workload and on many runs.
+
+Part 1, trec_eval's workload (issue 17's targets), each tool in a fresh process:
+  * ``python -m metrics -m all_trec QRELS RUN`` on one 100 topics × 1000 docs run: whole-process wall time;
+  * 20 runs × 100 topics × 1000 docs, all_trec, files to printed output in one process: qrelsmith vs
+    pytrec_eval-terrier (Python parsing into dicts + evaluate with all its measures + printing),
+    each with its peak resident memory.
+Part 2 (below), 100 runs × 50 topics × 1000 docs, 6 measures:
 
 Generates seeded data into benchmarks/_data/ (gitignored), then times
   * qrelsmith end to end (read qrels + 100 run files, evaluate, results out),
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -115,6 +123,90 @@ def cold_e2e(qrels_path: Path, run_paths: list[Path]) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+OURS_TREC = """
+import resource, sys, time
+t0 = time.perf_counter()
+from metrics.cli import main
+status = main(["-q", "-m", "all_trec", *sys.argv[1:]])
+ru = resource.getrusage(resource.RUSAGE_SELF)
+sys.stderr.write(f"{time.perf_counter() - t0} {ru.ru_utime + ru.ru_stime} {ru.ru_maxrss}\\n")
+sys.exit(status)
+"""
+
+PYTREC_TREC = """
+import resource, sys, time
+t0 = time.perf_counter()
+import pytrec_eval
+qrels = {}
+with open(sys.argv[1]) as fh:
+    for line in fh:
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+ev = pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures)
+out = sys.stdout
+for path in sys.argv[2:]:
+    run = {}
+    with open(path) as fh:
+        for line in fh:
+            q, _, d, _, s, _ = line.split()
+            run.setdefault(q, {})[d] = float(s)
+    res = ev.evaluate(run)
+    for q in sorted(res):
+        for name, v in res[q].items():
+            out.write(f"{name:<22}\\t{q}\\t{v:6.4f}\\n")
+ru = resource.getrusage(resource.RUSAGE_SELF)
+sys.stderr.write(f"{time.perf_counter() - t0} {ru.ru_utime + ru.ru_stime} {ru.ru_maxrss}\\n")
+"""
+
+
+def fresh(script: str, args: list[str]) -> tuple[float, float, float, float]:
+    """Run a script in a new interpreter from /tmp; return (process wall s, in-process wall s, CPU s, peak RSS MB).
+
+    CPU time (user + system of the whole process) is the figure to compare on a shared
+    machine: wall time there mostly measures the other processes.
+    """
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd="/tmp", env=env, check=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    inner, cpu, rss = done.stderr.strip().splitlines()[-1].split()
+    return wall, float(inner), float(cpu), float(rss) / 1024
+
+
+def trec_workload(data: Path, repeat: int, runs: int = 20) -> None:
+    """Print part 1: one-run whole-process time and the 20-run all_trec comparison with peak memory."""
+    qrels_path, run_paths = generate(data, runs=runs, topics=100, docs=1000, judged=500, seed=7)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    one, one_cpu = float("inf"), float("inf")
+    for _ in range(max(repeat, 3)):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "metrics", "-m", "all_trec", str(qrels_path), str(run_paths[0])],
+                       cwd="/tmp", env=env, check=True, stdout=subprocess.DEVNULL)
+        one = min(one, time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        one_cpu = min(one_cpu, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    paths = [str(qrels_path), *map(str, run_paths)]
+    best = {"ours": (float("inf"),) * 4, "pytrec": (float("inf"),) * 4}
+    for _ in range(repeat):
+        for key, script in (("ours", OURS_TREC), ("pytrec", PYTREC_TREC)):
+            got = fresh(script, paths)
+            best[key] = min(best[key], got, key=lambda x: x[2])
+    o, p = best["ours"], best["pytrec"]
+    with open(run_paths[0]) as fh:
+        n_lines = sum(1 for _ in fh)
+    print(f"\ntrec_eval workload: {runs} runs x 100 topics x 1000 docs, qrels 500 judged/topic (best of {repeat}; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus)")
+    print(f"  python -m metrics -m all_trec, one run ({n_lines} lines), whole process: {one:.3f} s wall, "
+          f"{one_cpu:.3f} s CPU (target <= 0.25 s)")
+    print(f"  {'tool':<34}{'process s':>10}{'in-process s':>14}{'CPU s':>8}{'peak RSS MB':>13}")
+    print(f"  {'qrelsmith -q -m all_trec':<34}{o[0]:>10.3f}{o[1]:>14.3f}{o[2]:>8.3f}{o[3]:>13.1f}")
+    print(f"  {'pytrec_eval-terrier, all measures':<34}{p[0]:>10.3f}{p[1]:>14.3f}{p[2]:>8.3f}{p[3]:>13.1f}")
+    print(f"  speed-up pytrec / ours: {p[2] / o[2]:.2f}x CPU, {p[1] / o[1]:.2f}x in-process wall (target >= 2x); "
+          f"peak memory ours / pytrec: {o[3] / p[3]:.2f} (target <= 2)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=100)
@@ -123,9 +215,15 @@ def main() -> int:
     ap.add_argument("--judged", type=int, default=500)
     ap.add_argument("--data", default=str(ROOT / "benchmarks" / "_data"))
     ap.add_argument("--repeat", type=int, default=2, help="time each step this many times, report the best")
+    ap.add_argument("--part", choices=("1", "2", "both"), default="both",
+                    help="1: trec_eval's workload (all_trec); 2: many runs, 6 measures")
     args = ap.parse_args()
     global REPEAT
     REPEAT = args.repeat
+    if args.part in ("1", "both"):
+        trec_workload(Path(args.data) / "trec_workload", args.repeat)
+        if args.part == "1":
+            return 0
     qrels_path, run_paths = generate(Path(args.data), runs=args.runs, topics=args.topics, docs=args.docs,
                                      judged=args.judged)
     import pytrec_eval

@@ -23,6 +23,16 @@ REQUESTS = tuple(req for req, _, _ in COLUMNS)
 CURVE_NAMES = tuple(f"iprec_at_recall_{x / 10:.2f}" for x in range(11))
 # output name → request text, for the measure choosers of significance, stability and the command
 NAME_TO_REQUEST = {name: req for req, name, _ in COLUMNS}
+# ir_measures names of the leaderboard measures, accepted wherever a measure is chosen (metrics.aliases
+# maps each to the same measure; judged@10 divides by 10, which no ir_measures name does)
+IR_MEASURES_NAMES = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "Rprec": "Rprec", "Bpref": "bpref"}
+
+
+def measure_name(measure: str) -> str | None:
+    """Return the leaderboard output name of ``measure`` given by that name or its ir_measures name, else None."""
+    if measure in NAME_TO_REQUEST:
+        return measure
+    return IR_MEASURES_NAMES.get(measure)
 
 
 @dataclass

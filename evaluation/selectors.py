@@ -13,9 +13,11 @@ from collections_app.models import Collection, Pool, QrelsSet, Run
 from evaluation.estimates import SampleEstimates, estimate_runs, estimation_topics
 from evaluation.leaderboard import (
     CURVE_NAMES,
+    IR_MEASURES_NAMES,
     NAME_TO_REQUEST,
     Row,
     leaderboard_rows,
+    measure_name,
     per_topic,
     score_runs,
     sort_measure,
@@ -163,16 +165,19 @@ def run_topics(collection: Collection, tag: str, *, source: str | None = None) -
 
 
 def measure_request(measure: str) -> str:
-    """Return the metrics request of a leaderboard measure name (ValidationError code="bad_measure" otherwise)."""
-    if measure not in NAME_TO_REQUEST:
-        raise ValidationError(f"Unknown measure {measure!r}; use one of {', '.join(NAME_TO_REQUEST)}.", code="bad_measure")
-    return NAME_TO_REQUEST[measure]
+    """Return the metrics request of a leaderboard measure name or its ir_measures name (ValidationError code="bad_measure" otherwise)."""
+    name = measure_name(measure)
+    if name is None:
+        raise ValidationError(f"Unknown measure {measure!r}; use one of {', '.join(NAME_TO_REQUEST)} "
+                              f"(or {', '.join(IR_MEASURES_NAMES)}).", code="bad_measure")
+    return NAME_TO_REQUEST[name]
 
 
 def significance(collection: Collection, *, source: str | None = None, measure: str = "map", max_runs: int = MAX_RUNS,
                  seed: int = 0, n_permutations: int = 10_000) -> tuple[QrelsSource | None, Matrix | None]:
     """Return the source and the pairwise significance matrix of the collection's best ``max_runs`` runs."""
     measure_request(measure)
+    measure = measure_name(measure)
     scored = board(collection, source=source, estimates=False)
     if scored.source is None:
         return None, None
@@ -207,6 +212,7 @@ def stability(collection: Collection, *, source_a: str | None = None, source_b: 
     ``source_a`` (default: the default source) against ``source_b`` (required).
     """
     request = measure_request(measure)
+    measure = measure_name(measure)
     runs = collection_runs(collection)
     level = collection.relevant_threshold
     if campaign_id is not None:

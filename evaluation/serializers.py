@@ -4,7 +4,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from evaluation.estimates import ESTIMATE_NAMES
-from evaluation.leaderboard import MEASURE_NAMES
+from evaluation.leaderboard import IR_MEASURES_NAMES, MEASURE_NAMES, measure_name
 from evaluation.significance import MAX_RUNS
 
 SOURCE_HELP = "set:<id>, version:<number> or campaign:<id>:<rule>; empty for the default (newest frozen version, else newest imported set)."
@@ -22,19 +22,30 @@ class LeaderboardQuerySerializer(SourceQuerySerializer):
     order = serializers.ChoiceField(choices=("desc", "asc"), required=False, default="desc")
 
 
+MEASURE_CHOICES = MEASURE_NAMES + tuple(IR_MEASURES_NAMES)
+
+
 class SignificanceQuerySerializer(SourceQuerySerializer):
-    measure = serializers.ChoiceField(choices=MEASURE_NAMES, required=False, default="map")
+    measure = serializers.ChoiceField(choices=MEASURE_CHOICES, required=False, default="map",
+                                      help_text="A leaderboard measure, by its trec_eval or ir_measures name (nDCG@10).")
     runs = serializers.IntegerField(required=False, default=MAX_RUNS, min_value=2, max_value=MAX_RUNS,
                                     help_text="Test the best N runs by the measure.")
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**32 - 1)
 
+    def validate_measure(self, value: str) -> str:
+        return measure_name(value)
+
 
 class StabilityQuerySerializer(serializers.Serializer):
-    measure = serializers.ChoiceField(choices=MEASURE_NAMES, required=False, default="map")
+    measure = serializers.ChoiceField(choices=MEASURE_CHOICES, required=False, default="map",
+                                      help_text="A leaderboard measure, by its trec_eval or ir_measures name (nDCG@10).")
     a = serializers.CharField(required=False, allow_blank=True, default="", help_text="First qrels source. " + SOURCE_HELP)
     b = serializers.CharField(required=False, allow_blank=True, default="", help_text="Second qrels source.")
     campaign = serializers.IntegerField(required=False, allow_null=True, default=None,
                                         help_text="Compare each pair of this campaign's assessors instead.")
+
+    def validate_measure(self, value: str) -> str:
+        return measure_name(value)
 
     def validate(self, attrs):
         if attrs["campaign"] is None and not attrs["b"]:

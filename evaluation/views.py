@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 from collections_app.access import collection_for_user, is_lead
 from evaluation import charts
 from evaluation.estimates import ESTIMATE_COLUMNS
-from evaluation.leaderboard import COLUMNS, MEASURE_NAMES
+from evaluation.leaderboard import COLUMNS, measure_name
 from evaluation.selectors import board, pool_bias_report, run_topics, significance, stability
 from evaluation.significance import MAX_RUNS
 from evaluation.sources import available_sources
@@ -103,8 +103,7 @@ def _int(value: str | None, default: int | None, *, low: int, high: int) -> int 
 
 
 def _measure(request: HttpRequest) -> str:
-    measure = request.GET.get("measure", "map")
-    return measure if measure in MEASURE_NAMES else "map"
+    return measure_name(request.GET.get("measure", "map")) or "map"
 
 
 @login_required

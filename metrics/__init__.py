@@ -6,7 +6,8 @@
 1.0
 """
 
-from . import correlation, significance
+import importlib
+
 from .evaluate import EvaluationResult, MissingTopicsWarning, evaluate, evaluate_many, results_to_csv, results_to_json
 from .io import MetricsInputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_arrays, run_from_dict
 from .measures.batch import qrels_without, ranked_docnos
@@ -18,3 +19,11 @@ __all__ = [
     "evaluate_many", "qrels_from_dict", "qrels_from_text", "qrels_to_text", "qrels_without", "ranked_docnos", "read_qrels", "read_run", "register", "registry", "resolve",
     "results_to_csv", "results_to_json", "run_from_arrays", "run_from_dict",
 ]
+
+_LAZY = ("correlation", "significance")  # they import scipy.stats (0.5 s): loaded on first use
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,7 @@ NAMES: dict[str, tuple[str, bool]] = {
     "nDCG@": ("ndcg_cut", True),
     "Rprec": ("Rprec", False),
     "Bpref": ("bpref", False),
-    "Judged@": ("judged", True),
+    "Judged@": ("judged_ret", True),  # over min(k, retrieved); our judged_k divides by k
     "infAP": ("infAP", False),
     "NumQ": ("num_q", False),
     "NumRet": ("num_ret", False),
@@ -42,13 +42,10 @@ _ALIAS = re.compile(r"(?P<name>[A-Za-z]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cut>[
 def is_alias(spec: str) -> bool:
     """Return whether ``spec`` is an ir_measures name we know (not a trec_eval name)."""
     m = _ALIAS.fullmatch(spec)
-    if not m or (m["cut"] is None and m["params"] is None and "@" not in spec and spec in _TREC_NAMES):
+    if not m:
         return False
     key = m["name"] + ("@" if m["cut"] is not None else "")
     return key in NAMES
-
-
-_TREC_NAMES = {"Rprec", "infAP"}  # spelt the same in both
 
 
 def trec_spec(spec: str) -> str:

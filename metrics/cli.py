@@ -23,13 +23,15 @@ from .registry import NICKNAMES, registry, resolve
 def format_value(value, kind: str) -> str:
     """Format one value as trec_eval prints it.
 
-    >>> format_value(0.123456, "float"), format_value(12, "int"), format_value("10-", "str")
-    ('0.1235', '12', "'10-'")
+    >>> format_value(0.123456, "float"), format_value(12, "int"), format_value("10-", "str"), format_value(float("nan"), "float")
+    ('0.1235', '12', "'10-'", '-nan')
     """
     if kind == "int":
         return str(int(value))
     if kind == "str":
         return f"'{value}'"
+    if value != value:
+        return "-nan"  # what trec_eval's printf shows for its 0/0 (Rndcg with -l 0 and no positive gain)
     return f"{value:6.4f}"
 
 
@@ -147,41 +149,54 @@ def main(argv: Sequence[str] | None = None) -> int:
             prefs = (read_prefs if args.rel_format == "prefs" else read_qrels_prefs)(args.qrels)
         else:
             qrels = read_qrels(args.qrels)
-        runs = [read_run(path) for path in args.runs]
     except (MetricsInputError, OSError) as exc:
         return _fail(str(exc), INPUT_ERROR)
-    if not prefs_mode and not args.c and not args.skip_missing:
-        for path, run in zip(args.runs, runs):
+    # One run at a time: read, check, score, render, and let the run go before the next is read,
+    # so that memory holds one run however many are given. Output is written only when every
+    # run has been scored: a refused run leaves stdout empty, as a refused call of trec_eval does.
+    results, texts = [], []
+    for path in args.runs:
+        try:
+            run = read_run(path)
+        except (MetricsInputError, OSError) as exc:
+            return _fail(str(exc), INPUT_ERROR)
+        if not prefs_mode and not args.c and not args.skip_missing:
             lacking = [q for q in sorted(qrels.topics) if q not in run.topics]
             if lacking:
                 shown = ", ".join(repr(q) for q in lacking[:5]) + (" …" if len(lacking) > 5 else "")
                 return _fail(f"{path}: run lacks {len(lacking)} qrels topic(s): {shown} (trec_eval 10.0 refuses "
                              "this too; -c scores them as 0, --skip-missing leaves them out)", TOPIC_ERROR)
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", MissingTopicsWarning)
-            if prefs_mode:
-                results = [evaluate_prefs(prefs, r, measures, complete=args.c, max_docs=args.M) for r in runs]
-            else:
-                results = evaluate_many(qrels, runs, measures, relevance_level=args.l, complete=args.c,
-                                        max_docs=args.M, judged_only=args.J)
-        for w in caught:
-            sys.stderr.write(f"metrics: warning: {w.message}\n")
-    except MetricsInputError as exc:
-        return _fail(str(exc), INPUT_ERROR)
-    except ValueError as exc:
-        return _fail(str(exc), INPUT_ERROR)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", MissingTopicsWarning)
+                if prefs_mode:
+                    result = evaluate_prefs(prefs, run, measures, complete=args.c, max_docs=args.M)
+                else:
+                    result = evaluate_many(qrels, [run], measures, relevance_level=args.l, complete=args.c,
+                                           max_docs=args.M, judged_only=args.J)[0]
+            for w in caught:
+                sys.stderr.write(f"metrics: warning: {w.message}\n")
+        except ValueError as exc:
+            return _fail(str(exc), INPUT_ERROR)
+        del run
+        if args.format in ("json", "csv"):
+            results.append(result)
+        elif args.format == "ir_measures":
+            texts.append(format_ir_measures(result, aliases, per_topic=args.q))
+        else:
+            texts.append(format_trec(result, per_topic=args.q, runid=show_runid, summary=not args.n))
     if args.format == "json":
         sys.stdout.write(results_to_json(results, per_topic=args.q) + "\n")
     elif args.format == "csv":
         sys.stdout.write(results_to_csv(results, per_topic=args.q))
-    elif args.format == "ir_measures":
-        for r in results:
-            sys.stdout.write(format_ir_measures(r, aliases, per_topic=args.q))
     else:
-        for r in results:
-            sys.stdout.write(format_trec(r, per_topic=args.q, runid=show_runid, summary=not args.n))
+        sys.stdout.write("".join(texts))
     return 0
+
+
+def run() -> None:
+    """Entry point of the ``qrelsmith-eval`` console script."""
+    sys.exit(main())
 
 
 def _check_measures(measures: list[str]) -> bool:

@@ -70,6 +70,16 @@ def _grown(arr: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
+def _decode_rows(words: np.ndarray, lengths: np.ndarray) -> list[str]:
+    """Return the strings of zero-padded UTF-8 rows, decoded in one pass (one join, one split)."""
+    if not len(words):
+        return []
+    raw = words.view(f"S{words.shape[1] * 8}").ravel().tolist()  # bytes with the zero padding stripped
+    if sum(map(len, raw)) == int(lengths.sum()):  # no docno ends in a NUL byte: the join is exact
+        return b"\n".join(raw).decode().split("\n")
+    return [w.tobytes()[:n].decode() for w, n in zip(words, lengths.tolist())]
+
+
 class _Vocabulary:
     """Map docnos to stable integer codes for the life of the process.
 
@@ -113,7 +123,7 @@ class _Vocabulary:
         """
         if names is None:
             def names(idx: np.ndarray) -> list[str]:
-                return [words[i].tobytes()[:n].decode() for i, n in zip(idx.tolist(), lengths[idx].tolist())]
+                return _decode_rows(words[idx], lengths[idx])
         hashes = _row_hashes(words, lengths)
         with self._lock:  # one process-wide table; web requests may read files in threads
             codes = self._find(hashes, words, lengths)
@@ -469,6 +479,22 @@ def _joined_match(pattern: re.Pattern, texts: list[str]) -> bool:
     if not texts:
         return True
     return re.fullmatch(f"(?:(?:{pattern.pattern})\n)*", "\n".join(texts) + "\n") is not None
+
+
+def scores_as_c_reads_them(texts: Sequence[str | bytes]) -> np.ndarray | None:
+    """Return the scores as C's atof reads whole tokens, or None if one is not such a number (see ``c_float``)."""
+    texts = [t.decode() if isinstance(t, bytes) else t for t in texts]
+    if _joined_match(_C_FLOAT, texts) and not any(c in t for t in texts for c in "xX("):
+        scores = np.array(texts, dtype=np.float64)
+        if not np.isinf(scores).any():
+            return scores
+    out = np.empty(len(texts), dtype=np.float64)
+    for i, t in enumerate(texts):
+        v = c_float(t)
+        if v is None:
+            return None
+        out[i] = v
+    return out
 
 
 def _scores(texts: list[str], lines: list[int] | None, path: str) -> np.ndarray:

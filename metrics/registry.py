@@ -169,6 +169,8 @@ _m("rbp_resid", "RBP residual: p^num_ret + (1-p) * sum of p^(i-1) over unjudged 
 _m("unj", "Fraction of the top k not judged (absent from the qrels or negative grade); divides by k", gain.unj_at,
    "ints", (5, 10, 20))
 _m("judged", "Fraction of the top k present in the qrels (judged@k)", gain.judged_at, "ints", (10,), trec_=False)
+_m("judged_ret", "Fraction of the top k present in the qrels over min(k, retrieved) (ir_measures' Judged@k)",
+   gain.judged_ret_at, "ints", (10,), trec_=False)
 
 # Textbook variants (lecture notes), under explicit names; never part of all_trec.
 _m("recall_capped", "Recall@k over min(#relevant, k) (trec_eval's recall_k divides by #relevant)",

@@ -14,6 +14,11 @@ from django.core.exceptions import ImproperlyConfigured
 from qrelsmith.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# A checkout keeps templates/ and static/ beside the apps; an installed wheel (pip install .) carries
+# them inside this package as _templates/ and _static/ (see pyproject.toml).
+_INSTALLED = not (BASE_DIR / "templates").is_dir()
+TEMPLATES_DIR = Path(__file__).resolve().parent / "_templates" if _INSTALLED else BASE_DIR / "templates"
+STATIC_DIR = Path(__file__).resolve().parent / "_static" if _INSTALLED else BASE_DIR / "static"
 
 DEBUG = env_bool("DEBUG", True)
 _DEV_SECRET = "dev-only-insecure-secret-key-change-me"
@@ -64,7 +69,7 @@ ROOT_URLCONF = "qrelsmith.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [TEMPLATES_DIR],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -105,7 +110,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [STATIC_DIR]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"

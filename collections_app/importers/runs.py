@@ -16,7 +16,9 @@ import numpy as np
 
 from collections_app import runstore
 from collections_app.importers.errors import ProblemList, fail
+from collections_app.importers.identifiers import identifier_problem
 from collections_app.importers.sources import Source, decode_block
+from metrics.io import c_float, scores_as_c_reads_them
 
 COLUMNS = 6
 MAX_DOCNO = 255  # PoolPair.docno and QrelsEntry.docno hold at most this many characters
@@ -69,6 +71,10 @@ class _RunReader:
         if block.startswith(b"#") or b"\n#" in block:
             return False
         raw = np.frombuffer(block, dtype=np.uint8)
+        # control characters (NUL ...) and non-ASCII text, which may hold Unicode format characters:
+        # the slow path checks every identifier against the one rule and names the line
+        if ((raw < 9) | ((raw > 13) & (raw < 32)) | (raw >= 127)).any():
+            return False
         # bytes.split() splits on exactly these: space and \t \n \v \f \r (9..13).
         space = (raw == 32) | ((raw >= 9) & (raw <= 13))
         starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
@@ -81,14 +87,13 @@ class _RunReader:
             return False
         tags = tokens[5::COLUMNS]
         if self.tag is None:
+            if identifier_problem(tags[0].decode(), "run tag") is not None:
+                return False
             self.tag, self.tag_line = tags[0], first + int(np.flatnonzero(per_line)[0])
         if tags.count(self.tag) != len(tags):
             return False
-        try:
-            scores = np.array(tokens[4::COLUMNS], dtype=bytes).astype(np.float64)
-        except ValueError:
-            return False
-        if not np.isfinite(scores).all():
+        scores = scores_as_c_reads_them(tokens[4::COLUMNS])  # as trec_eval's atof: no "1_000", no overflow
+        if scores is None or not np.isfinite(scores).all():
             return False
         qids = np.array(tokens[0::COLUMNS], dtype=bytes)
         unique, inverse = np.unique(qids, return_inverse=True)
@@ -123,21 +128,29 @@ class _RunReader:
             self.lines += 1
             if run_tag != self.tag:
                 if self.tag is None:
+                    bad = identifier_problem(run_tag.decode(), "run tag")
+                    if bad is not None:
+                        problems.add(name, line_no, bad, code="bad_identifier")
                     self.tag, self.tag_line = run_tag, line_no
                 elif not self.mixed_reported:
                     self.mixed_reported = True
                     problems.add(name, line_no, f"tag {run_tag.decode()!r} differs from tag {self.tag.decode()!r} of "
                                  f"line {self.tag_line}; a run file holds exactly one run", code="mixed_tags")
-            try:
-                score = float(score_text)
-            except ValueError:
-                problems.add(name, line_no, f"score {score_text.decode()!r} is not a number", code="bad_score")
+            score = c_float(score_text.decode())
+            if score is None:
+                problems.add(name, line_no, f"score {score_text.decode()!r} is not a number (as trec_eval's atof reads "
+                             "one: ASCII digits, sign, point, exponent; no '_', no trailing text, no overflow)",
+                             code="bad_score")
                 continue
             if score != score or score in (float("inf"), float("-inf")):
                 problems.add(name, line_no, f"score {score_text.decode()!r} is not finite", code="bad_score")
                 continue
             if len(docno) > MAX_DOCNO:
                 problems.add(name, line_no, f"docno is longer than {MAX_DOCNO} bytes")
+                continue
+            bad = identifier_problem(docno.decode(), "docno") or identifier_problem(qid.decode(), "qid")
+            if bad is not None:
+                problems.add(name, line_no, bad, code="bad_identifier")
                 continue
             if qid not in self.topics:
                 if qid not in self.unknown_reported:
@@ -166,6 +179,8 @@ def parse_run(source: Source, *, topics: dict[bytes, int], problems: ProblemList
     reader = _RunReader(name, topics, problems)
     for first, block in source.read_blocks():
         decode_block(name, first, block)  # raises on bad UTF-8, naming the line
+        if first == 1 and block.startswith(b"\xef\xbb\xbf"):
+            block = block[3:]  # a UTF-8 byte-order mark is not part of the first qid
         reader.block(first, block)
         if progress is not None:
             progress(source.consumed)

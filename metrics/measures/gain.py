@@ -47,8 +47,15 @@ def _gain_matrix(b: Batch, remap: dict[int, float]) -> tuple[np.ndarray, list[np
     return G, ideals
 
 
+_DISC = np.zeros(0)
+
+
 def _disc(n: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
+    """Return 1/log2(rank+1) for ranks 1..n (a view of one array grown on demand)."""
+    global _DISC
+    if len(_DISC) < n:
+        _DISC = 1.0 / np.log2(np.arange(2, max(n, 2 * len(_DISC)) + 2, dtype=np.float64))
+    return _DISC[:n]
 
 
 def _dcg_ideal(b: Batch, params) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +108,42 @@ def _ideal_list(b: Batch, t: int, remap) -> tuple[dict[int, float], list[float]]
 
 
 def rndcg(b: Batch, params):
-    """trec_eval's experimental Rndcg: ndcg averaged at each change of ideal gain level."""
+    """trec_eval's experimental Rndcg: nDCG averaged at each change of ideal gain level, vectorised per topic.
+
+    At each rank c where the ideal gain changes (down to 0 after the last ideal document) the
+    ratio DCG/ideal DCG of the ranks before c is taken; a ranking longer than the ideal plus
+    one adds the ratio of its whole DCG. No ratio at all while the topic has relevant
+    documents (``-l 0`` with only grade 0) is 0/0 in trec_eval: NaN, printed ``-nan``.
+    ``rndcg_loop`` is m_Rndcg.c step by step, kept as the reference the tests compare with.
+    """
+    remap = dict(params or {})
+    G, ideals = _gain_matrix(b, remap)
+    T, D = G.shape
+    out = np.zeros(T)
+    logs = np.log2(np.arange(2, max(D, max((len(i) for i in ideals), default=0)) + 2, dtype=np.float64))
+    cum = np.cumsum(G / logs[:D], axis=1) if D else np.zeros((T, 0))
+    for t in range(T):
+        if b.num_rel[t] == 0:
+            continue
+        ig = ideals[t]
+        L, n = len(ig), int(b.num_ret[t])
+        if L == 0:
+            out[t] = np.nan
+            continue
+        icum = np.cumsum(ig / logs[:L])
+        change = np.flatnonzero(np.append(ig[1:] != ig[:-1], True)) + 1  # ranks c (1..L) where the ideal gain changes
+        dcg_before = cum[t, np.minimum(change, max(n, 1)) - 1] if n else np.zeros(len(change))
+        ratios = dcg_before / icum[change - 1]
+        total, count = float(sum(ratios.tolist())), len(ratios)
+        if n > L + 1:
+            total += float(cum[t, n - 1]) / float(icum[-1])
+            count += 1
+        out[t] = total / count
+    return [("Rndcg", out)]
+
+
+def rndcg_loop(b: Batch, params):
+    """trec_eval's experimental Rndcg: ndcg averaged at each change of ideal gain level (m_Rndcg.c's loop)."""
     out = np.zeros(len(b.qids))
     for t in range(len(b.qids)):
         if b.num_rel[t] == 0:
@@ -149,12 +191,45 @@ def rndcg(b: Batch, params):
             if ig > 0:
                 ideal_d += ig / np.log2(i + 2)
             i += 1
-        out[t] = s / changes if changes else 0.0
+        out[t] = s / changes if changes else np.nan
     return [("Rndcg", out)]
 
 
 def ndcg_rel(b: Batch, params):
-    """trec_eval's experimental ndcg_rel: ndcg averaged over the ranks of relevant documents."""
+    """trec_eval's experimental ndcg_rel: nDCG averaged over the ranks of relevant documents, vectorised.
+
+    At each retrieved document of positive gain, DCG/ideal DCG so far; each relevant document
+    not retrieved adds the final DCG over the whole ideal DCG; the sum is divided by the number
+    of positive ideal gains. ``ndcg_rel_loop`` is m_ndcg_rel.c step by step (the tests' reference).
+    """
+    remap = dict(params or {})
+    G, ideals = _gain_matrix(b, remap)
+    T, D = G.shape
+    out = np.zeros(T)
+    if not T:
+        return [("ndcg_rel", out)]
+    width = max(D, max((len(i) for i in ideals), default=0))
+    logs = np.log2(np.arange(2, width + 2, dtype=np.float64))
+    IG = np.zeros((T, width))
+    for t, ig in enumerate(ideals):
+        IG[t, :len(ig)] = ig
+    icum = np.cumsum(IG / logs, axis=1)
+    cum = np.cumsum(G / logs[:D], axis=1) if D else np.zeros((T, 0))
+    positive = G > 0
+    ratio = np.divide(cum, icum[:, :D], out=np.zeros((T, D)), where=positive)
+    s = ratio.sum(axis=1)
+    L = np.array([len(i) for i in ideals], dtype=np.int64)
+    final = cum[np.arange(T), np.maximum(b.num_ret, 1) - 1] if D else np.zeros(T)
+    final = np.where(b.num_ret > 0, final, 0.0)
+    ideal_total = icum[:, -1] if width else np.zeros(T)
+    s = s + _safe_div((L - positive.sum(axis=1)) * final, ideal_total)
+    has = (L > 0) & (s > 0)
+    out[has] = s[has] / L[has]
+    return [("ndcg_rel", out)]
+
+
+def ndcg_rel_loop(b: Batch, params):
+    """trec_eval's experimental ndcg_rel: ndcg averaged over the ranks of relevant documents (m_ndcg_rel.c's loop)."""
     out = np.zeros(len(b.qids))
     for t in range(len(b.qids)):
         gains, ideal = _ideal_list(b, t, params)
@@ -196,6 +271,21 @@ def _persistence(params) -> float:
         if key == "p":
             p = float(value)
     return p
+
+
+def judged_ret_at(b: Batch, params):
+    """Fraction of the top k present in the qrels over min(k, retrieved): ir_measures' Judged@k (0 with nothing retrieved)."""
+    judged = (b.rel >= 0) | (b.rel == -2)
+    cum = np.cumsum(judged, axis=1) if b.depth else None
+    out = []
+    for k in params:
+        if not b.depth:
+            out.append((f"judged_ret_{k}", np.zeros(len(b.qids))))
+            continue
+        top = np.minimum(b.num_ret, k)
+        hits = cum[np.arange(len(b.qids)), np.clip(top - 1, 0, None)]
+        out.append((f"judged_ret_{k}", _safe_div(np.where(top > 0, hits, 0), top)))
+    return out
 
 
 def rbp(b: Batch, params):
@@ -339,6 +429,38 @@ def _g_topic(row: list[int], gains: list[tuple[int, float, int]]) -> float:
     return float(results_g / sum_ideal) if sum_ideal > 0.0 else 0.0
 
 
+def _g_vector(row: np.ndarray, gains: list[tuple[int, float, int]]) -> float:
+    """m_G.c's value of one topic without its per-rank loop (``_g_topic`` is the loop, for the tests).
+
+    The ideal gain of rank i walks the levels from the last of the sorted list down, each
+    repeated as often as it is judged; the walk stops after the first rank whose ideal gain is
+    not positive. Cost per rank is max(ideal gain, 1), 1 after the walk stops.
+    """
+    if not gains or gains[-1][1] <= 0.0:
+        return 0.0
+    lookup: dict[int, float] = {}
+    for lvl, g, _n in gains:
+        lookup.setdefault(lvl, g)
+    seq = np.concatenate([np.full(n, g) for _lvl, g, n in reversed(gains) if n > 0] or [np.zeros(0)])
+    stop = np.flatnonzero(seq <= 0.0)
+    if len(stop):
+        seq = seq[:stop[0]]
+    sum_ideal = float(sum(seq.tolist()))
+    n = len(row)
+    if sum_ideal <= 0.0 or n == 0:
+        return 0.0
+    cost = np.ones(n)
+    k = min(len(seq), n)
+    cost[:k] = np.maximum(seq[:k], 1.0)
+    g = np.zeros(n)
+    for lvl, gv in lookup.items():
+        if gv != 0:
+            g[row == lvl] = gv
+    nz = g != 0
+    denom = np.log2(2.0 + np.cumsum(cost) - np.cumsum(g))
+    return float(sum((g[nz] / denom[nz]).tolist())) / sum_ideal
+
+
 def g_measure(b: Batch, params):
     """trec_eval's experimental G (normalised gain): gain / log2(2 + ideal cost - results gain so far).
 
@@ -348,5 +470,5 @@ def g_measure(b: Batch, params):
     out = np.zeros(len(b.qids))
     for t in range(len(b.qids)):
         gains = _g_gains(b.level_counts[t], params)
-        out[t] = _g_topic(b.rel[t, : int(b.num_ret[t])].tolist(), gains)
+        out[t] = _g_vector(b.rel[t, : int(b.num_ret[t])], gains)
     return [("G", out)]

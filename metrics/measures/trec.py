@@ -166,7 +166,34 @@ INFAP_EPSILON = 0.00001
 
 
 def infap(b: Batch, _p=None):
-    """Inferred AP (Yilmaz & Aslam); negative qrels grades mark pooled-but-unjudged docs."""
+    """Inferred AP (Yilmaz & Aslam) as m_infap.c, over the whole batch at once; negative grades are pooled-but-unjudged.
+
+    At the relevant document of rank j+1 (0-based j > 0): 1/(j+1) + j/(j+1) * (judged above / j)
+    * (relevant above + eps) / (judged above but unjudged-marked + 2 eps); documents absent
+    from the qrels only take up ranks. ``infap_loop`` is the C loop (the tests' reference).
+    """
+    T = len(b.qids)
+    if not b.depth:
+        return [("infAP", np.zeros(T))]
+    r = b.rel
+    rel = (r >= b.level) & (r >= 0)
+    nonrel = (r >= 0) & (r < b.level)
+    unj = r == -2
+    rel_before = np.cumsum(rel, axis=1) - rel
+    nonrel_before = np.cumsum(nonrel, axis=1) - nonrel
+    judged_before = rel_before + nonrel_before + np.cumsum(unj, axis=1) - unj
+    j = np.arange(b.depth, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * (judged_before / j)
+                * ((rel_before + INFAP_EPSILON) / (rel_before + nonrel_before + 2 * INFAP_EPSILON)))
+    term[:, 0] = 1.0
+    s = np.where(rel, term, 0.0).sum(axis=1)
+    nr = b.num_rel
+    return [("infAP", np.where(nr > 0, s / np.where(nr > 0, nr, 1), s))]
+
+
+def infap_loop(b: Batch, _p=None):
+    """Inferred AP (Yilmaz & Aslam); negative qrels grades mark pooled-but-unjudged docs (m_infap.c's loop)."""
     T = len(b.qids)
     vals = np.zeros(T)
     for t in range(T):

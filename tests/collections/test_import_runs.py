@@ -73,12 +73,25 @@ def test_uploaded_file_objects_are_accepted(topics):
     ("301 Q0 d1 1 1.0 t\n999 Q0 d2 2 0.5 t\n", 2, "unknown topic '999'"),
     (b"301 Q0 d1 1 1.0 t\n301 Q0 d\xff 2 0.5 t\n", 2, "is not valid UTF-8"),
     ("301 Q0 d1 1 1.0 t\n301 Q0 " + "x" * 256 + " 2 0.5 t\n", 2, "docno is longer than 255 bytes"),
+    # the one identifier rule (collections_app.importers.identifiers) and trec_eval's atof
+    ("301 Q0 d1 1 1.0 team/run1\n", 1, "run tag 'team/run1' contains '/'"),
+    ("301 Q0 d1 1 1.0 t\n301 Q0 d\x002 2 0.5 t\n", 2, "contains a control character (U+0000)"),
+    ("301 Q0 d1 1 1.0 t\n301 Q0 d\u200b2 2 0.5 t\n", 2, "contains a control character (U+200B)"),
+    ("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 1_000 t\n", 2, "score '1_000' is not a number"),
+    ("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 1e999 t\n", 2, "score '1e999' is not a number"),
+    ("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 \u0661 t\n", 2, "score '\u0661' is not a number"),
 ])
 def test_bad_lines_are_reported_with_file_and_line(topics, tmp_path, text, line, message):
     path = write(tmp_path, "bad.run", text)
     problems = [str(p) for p in refused(topics, path).problems]
     assert any(p.startswith(f"bad.run:{line}: ") and message in p for p in problems), problems
     assert not Run.objects.exists()
+
+
+def test_a_byte_order_mark_at_the_start_is_skipped(topics, tmp_path):
+    path = write(tmp_path, "bom.run", "\ufeff301 Q0 d1 1 2 t\n301 Q0 d2 2 1 t\n")
+    runs_import(collection=topics, sources=[path])
+    assert ranking("t", "301")[0] == ["d1", "d2"]
 
 
 def test_empty_file_is_refused(topics, tmp_path):

@@ -11,7 +11,7 @@ from tests.evaluation.conftest import write_run
 
 pytestmark = pytest.mark.django_db
 
-EVIL = "<script>alert(1)</script>"
+EVIL = "<script>alert(1)<script>"  # no "/": the identifier rule refuses it in run tags
 
 
 def urls(slug, tag="bm25"):
@@ -75,7 +75,7 @@ def test_run_tags_and_topic_titles_are_escaped(client, scored, lead, tmp_path):
         assert "<script>alert(" not in body, name
     topics = client.get(urls(scored.slug, tag=EVIL)["topics"]).content.decode()
     assert "&lt;script&gt;alert(&#x27;topic&#x27;)&lt;/script&gt;" in topics
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in client.get(urls(scored.slug)["leaderboard"]).content.decode()
+    assert "&lt;script&gt;alert(1)&lt;script&gt;" in client.get(urls(scored.slug)["leaderboard"]).content.decode()
 
 
 def test_significance_and_pool_bias_pages_show_results(client, scored, lead):

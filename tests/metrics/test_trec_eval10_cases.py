@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from metrics.cli import main
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,11 +37,23 @@ NAMES = sorted(p.name for p in CASES.iterdir() if (p / "args").is_file()) if CAS
 UNRELIABLE = {"rbp", "rbp_resid"}
 
 
-def run_metrics(case: Path) -> subprocess.CompletedProcess:
+def run_metrics(case: Path, monkeypatch, capsys) -> subprocess.CompletedProcess:
+    """Run ``python -m metrics ARGS qrels run`` in the case's folder (in-process: the CLI's main)."""
     args = (case / "args").read_text().split()
+    monkeypatch.chdir(case)
+    status = main([*args, "qrels", "run"])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, status, out.out, out.err)
+
+
+def test_the_module_entry_point_runs_a_case_as_a_process():
+    if not NAMES:
+        pytest.skip("../shared/data/trec_eval10_cases is absent")
+    case = CASES / "extra_fields"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "metrics", *args, "qrels", "run"], cwd=case, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "metrics", *(case / "args").read_text().split(), "qrels", "run"],
+                          cwd=case, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.splitlines()[0] == (case / "expected.out").read_text().splitlines()[0]
 
 
 def same_line(ours: str, theirs: str) -> bool:
@@ -51,9 +65,9 @@ def same_line(ours: str, theirs: str) -> bool:
 
 @pytest.mark.skipif(not NAMES, reason="../shared/data/trec_eval10_cases is absent")
 @pytest.mark.parametrize("name", NAMES)
-def test_case_matches_trec_eval_10(name):
+def test_case_matches_trec_eval_10(name, monkeypatch, capsys):
     case = CASES / name
-    done = run_metrics(case)
+    done = run_metrics(case, monkeypatch, capsys)
     expected_rc = int((case / "expected.rc").read_text().strip())
     if expected_rc:
         assert done.returncode == expected_rc, done.stderr
