@@ -32,6 +32,7 @@ import io
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
 from django.conf import settings
@@ -63,7 +64,7 @@ class CrowdKind:
     assessor_model: type[Model]
     audit: Callable[..., object]  # audit(campaign=, kind=, **details): an automatic entry in the campaign's log
     audit_lead: Callable[..., object]  # audit(campaign=, user=, kind=, **details): a lead's decision
-    gold_by_assessor: Callable[[Model], dict[int, tuple[int, int]]]  # campaign -> {assessor id: (correct, answered)}
+    gold_by_assessor: Callable[[Any], dict[int, tuple[int, int]]]  # campaign -> {assessor id: (correct, answered)}
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ def _check_expected_ids(kind: CrowdKind, campaign, who: Identity, ip: str) -> No
 
 
 def _workers(kind: CrowdKind, campaign):
-    return kind.assessor_model.objects.filter(campaign=campaign, kind=CROWD)
+    return kind.assessor_model._default_manager.filter(campaign=campaign, kind=CROWD)
 
 
 def _count_new_worker(kind: CrowdKind, campaign, ip: str) -> None:
@@ -179,7 +180,7 @@ def _create(kind: CrowdKind, campaign, who: Identity, ip: str):
             worker_id = who.worker_id or "anon-" + secrets.token_hex(8)
             try:
                 with transaction.atomic():
-                    worker = model.objects.create(campaign=campaign, kind=CROWD, platform=who.mode,
+                    worker = model._default_manager.create(campaign=campaign, kind=CROWD, platform=who.mode,
                                                   worker_id=worker_id, platform_data=who.data)
             except IntegrityError:  # the same id joining twice at once on a backend without row locks
                 return _workers(kind, campaign).get(platform=who.mode, worker_id=worker_id), False

@@ -32,7 +32,7 @@ def bound_worker(request: HttpRequest, *, kind: CrowdKind, campaign, legacy_name
         secret = request.session.get(legacy_name, "")
     if not secret:
         return None
-    return (kind.assessor_model.objects.filter(campaign=campaign, kind=CROWD, session_key=secret)
+    return (kind.assessor_model._default_manager.filter(campaign=campaign, kind=CROWD, session_key=secret)
             .select_related("campaign").first())
 
 

@@ -18,4 +18,4 @@ def bulk_create_shuffled(model: type[Model], rows: Sequence[Model], *, seed, bat
     """Insert ``rows`` in an order shuffled from ``seed`` (reproducible) and return them in that order."""
     shuffled = list(rows)
     random.Random(f"item-ids:{seed}").shuffle(shuffled)
-    return model.objects.bulk_create(shuffled, batch_size=batch_size)
+    return model._default_manager.bulk_create(shuffled, batch_size=batch_size)

@@ -16,6 +16,11 @@ from collections_app import scales
 class Collection(models.Model):
     """A test collection under construction: documents, topics, runs, pools and judgments."""
 
+    # Set for one request by collections_app.access.collection_for_user (not columns): the viewer's
+    # role and whether they may see runs, pools and evaluation.
+    viewer_role: str
+    viewer_sees_systems: bool
+
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)

@@ -80,7 +80,7 @@ def parse_qrels(source: Source, *, topics: dict[str, int], problems: ProblemList
     if lines == 0 and not problems:
         raise fail(name, None, "the file has no qrels lines", code="empty_file")
     if off_scale_count:
-        grades = ", ".join(str(grade) for grade in sorted(scale))
+        grades = ", ".join(str(grade) for grade in sorted(scale or ()))
         problems.add(name, off_scale[0],
                      f"{off_scale_count} judgment(s) have grades outside the collection's scale ({grades}), "
                      f"first on line(s) {', '.join(map(str, off_scale))}; import them anyway with "

@@ -263,5 +263,5 @@ def crowd_settings(request: HttpRequest, slug: str, campaign_id: int) -> HttpRes
         messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
     else:
         messages.error(request, "Crowd settings not saved: " + "; ".join(
-            f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+            f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()))
     return redirect("campaign-detail", slug=slug, campaign_id=campaign.pk)

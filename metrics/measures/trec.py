@@ -237,7 +237,8 @@ def utility(b: Batch, params):
     rr, ret, rel = b.num_rel_ret, b.num_ret, b.num_rel
     val = a * rr + bb * (ret - rr) + c * (rel - rr) + d * (0 + rr - ret - rel)
     # a qrels topic missing from the run (-c): trec_eval resets utility to 0 by name
-    return [("utility", np.where(b.missing, 0.0, val.astype(np.float64)))]
+    missing = b.missing if b.missing is not None else np.zeros(len(val), dtype=bool)
+    return [("utility", np.where(missing, 0.0, val.astype(np.float64)))]
 
 
 def eleven_pt_avg(b: Batch, params):
