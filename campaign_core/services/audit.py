@@ -59,7 +59,9 @@ def audit_automatic(*, campaign: Model, kind: str, **details) -> LogEntry | None
     """
     user = getattr(campaign, "created_by", None)
     if user is None:
-        lead = Membership.objects.filter(collection_id=campaign.collection_id, role=Membership.Role.LEAD).first()
+        lead = Membership.objects.filter(
+            collection_id=campaign.collection_id,  # type: ignore[attr-defined]  # every campaign kind has one
+            role=Membership.Role.LEAD).first()
         user = lead.user if lead is not None else None
     if user is None:
         return None
