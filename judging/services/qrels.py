@@ -222,7 +222,7 @@ def _export_rows(campaign: Campaign):
             "judgment_id": j.pk, "assessor_id": j.assessor_id, "assessor": str(j.assessor), "kind": j.assessor.kind,
             "platform": j.assessor.platform, "blocked": j.assessor.blocked, "qid": j.item.pair.topic.qid,
             "docno": j.item.pair.docno, "grade": j.grade, "skipped": j.skipped, "skip_reason": j.skip_reason,
-            "comment": j.comment, "active_seconds": round(j.active_seconds, 3), "is_gold": j.item.is_gold,
+            "comment": j.comment, "active_seconds": _seconds(j.active_seconds), "is_gold": j.item.is_gold,
             "gold_grade": j.item.gold_grade, "created_at": j.created_at.isoformat(),
             "updated_at": j.updated_at.isoformat(), "revision_count": j.revision_count,
         }
@@ -244,3 +244,8 @@ def judgments_export(*, campaign: Campaign, fmt: str) -> str:
     for row in _export_rows(campaign):
         writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buffer.getvalue()
+
+
+def _seconds(value: float | None) -> float | None:
+    """Round active time to milliseconds; unknown time (imported labels) stays None."""
+    return None if value is None else round(value, 3)
