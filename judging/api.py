@@ -13,10 +13,12 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from collections_app.access import collection_for_user
 from collections_app.models import Membership
 from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
@@ -25,6 +27,7 @@ from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
 from judging.services.allocation import item_next
 from judging.services.campaigns import campaign_set_status
+from judging.services.imported import judgments_import
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.prels import campaign_prels
 from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
@@ -338,3 +341,29 @@ class CampaignStatus(CampaignScoped, APIView):
         campaign_set_status(campaign=campaign, status=data.validated_data["status"], user=request.user)
         return Response(serializers.CampaignStatusResultSerializer(
             {"id": campaign.pk, "status": campaign.status, "changed": campaign.status != before}).data)
+
+
+class JudgmentsImport(APIView):
+    """Import a file of per-assessor labels into an imported campaign (leads of the collection only)."""
+
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request=serializers.JudgmentsImportSerializer, responses={201: dict})
+    def post(self, request: Request, slug: str) -> Response:
+        try:
+            collection = collection_for_user(request.user, slug, lead_only=True)
+        except Http404:
+            raise exceptions.NotFound("No such collection.") from None
+        except DjangoPermissionDenied as exc:
+            raise exceptions.PermissionDenied(str(exc)) from None
+        data = serializers.JudgmentsImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        summary = judgments_import(collection=collection, source=data.validated_data["file"],
+                                   campaign_name=data.validated_data["campaign"], user=request.user,
+                                   format=data.validated_data.get("format") or None)
+        return Response({"campaign": summary.details["campaign_id"], "campaign_name": summary.details["campaign"],
+                         "judgments": summary.created, "rows": summary.lines,
+                         "revisions": summary.details["revisions"], "new_pairs": summary.details["new_pairs"],
+                         "new_assessors": summary.details["new_assessors"], "warnings": summary.warnings},
+                        status=status.HTTP_201_CREATED)
+

@@ -65,3 +65,16 @@ class FreezeForm(forms.Form):
 
     rule = forms.ChoiceField(choices=QrelsVersion.Rule.choices)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+
+class JudgmentsImportForm(forms.Form):
+    """Upload a file of per-assessor labels into a new or existing imported campaign."""
+
+    campaign = forms.CharField(
+        max_length=200, label="Campaign name",
+        help_text="A new name creates an imported campaign; the name of an imported campaign adds to it.",
+    )
+    file = forms.FileField(help_text="CSV or TSV with a header row (qid, docno, assessor, label; optional timestamp, "
+                                     "seconds, comment, gold), or JSONL with the same keys. Gzip is fine.")
+    format = forms.ChoiceField(choices=[("", "From the file name / header"), ("csv", "CSV"), ("tsv", "TSV"),
+                                        ("jsonl", "JSONL")], required=False)

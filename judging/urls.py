@@ -1,7 +1,7 @@
 """Judging pages: experts' workspace, crowd batch pages, leads' campaign pages."""
 from django.urls import path
 
-from judging.views import assessor, crowd, dashboard, lead
+from judging.views import assessor, crowd, dashboard, imports, lead
 
 campaigns = "c/<slug:slug>/campaigns/"
 campaign = campaigns + "<int:campaign_id>/"
@@ -21,6 +21,7 @@ urlpatterns = [
     path("crowd/<str:token>/stopped/", crowd.crowd_stopped, name="crowd-stopped"),
     path(campaigns, lead.campaign_list, name="campaign-list"),
     path(campaigns + "new/", lead.campaign_new, name="campaign-new"),
+    path(campaigns + "import/", imports.judgments_import_page, name="judgments-import"),
     path(campaigns + "dashboard/", dashboard.collection_dashboard_page, name="collection-dashboard"),
     path(campaign, lead.campaign_detail, name="campaign-detail"),
     path(campaign + "status/", lead.campaign_status, name="campaign-status"),

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 
 from collections_app.importers.errors import ImportFailed
 from collections_app.models import Pool, PoolPair
-from judging.agreement import agreement
 from judging.aggregation import dawid_skene
+from judging.agreement import agreement
 from judging.dashboard.choices import CHOICES
 from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision
