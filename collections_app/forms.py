@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 
 from collections_app import scales
 from collections_app.models import Collection, Membership, Pool
@@ -27,8 +28,20 @@ class MultipleFileField(forms.FileField):
 class CollectionCreateForm(forms.Form):
     slug = forms.SlugField(max_length=100, help_text="Short name used in URLs and commands, e.g. trec-2026.")
     name = forms.CharField(max_length=200, required=False)
-    scale = forms.ChoiceField(choices=[(key, value["label"]) for key, value in scales.PRESETS.items()],
-                              initial=scales.GRADED)
+    scale = forms.ChoiceField(choices=[(key, value["label"]) for key, value in scales.PRESETS.items()]
+                              + [("custom", "Custom (below)")], initial=scales.GRADED)
+    custom_scale = forms.CharField(
+        max_length=2000, required=False, label="Custom scale",
+        help_text="Comma list of GRADE[:NAME[:KEY]], e.g. -2:broken,0:not relevant,1:relevant,2:highly relevant. "
+                  "KEY is the judging page's key for the grade (default: the digit for 0–9, else a free letter).",
+    )
+    relevant_threshold = forms.IntegerField(
+        required=False, help_text="Lowest grade that counts as relevant (trec_eval -l); default: the lowest grade "
+                                  "above 0.")
+    cannot_judge = forms.CharField(
+        max_length=200, required=False, label="'Could not judge' grades",
+        help_text="Comma list of grades meaning 'could not judge' (e.g. -2): kept in exports and qrels, "
+                  "left out of agreement when the lead asks.")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
     guidelines = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), required=False,
                                  help_text="Shown to assessors while they judge.")
@@ -38,6 +51,30 @@ class CollectionCreateForm(forms.Form):
         if Collection.objects.filter(slug=slug).exists():
             raise forms.ValidationError("A collection with this slug exists.", code="slug_taken")
         return slug
+
+    def clean_cannot_judge(self) -> list[int]:
+        text = self.cleaned_data.get("cannot_judge") or ""
+        try:
+            return [int(part) for part in text.replace(" ", "").split(",") if part]
+        except ValueError:
+            raise forms.ValidationError("List integer grades separated by commas.", code="scale_spec") from None
+
+    def clean(self) -> dict:
+        """Turn the preset or custom spec into the service's ``scale`` and check it as the service will."""
+        data = super().clean()
+        if data.get("scale") == "custom":
+            if not data.get("custom_scale", "").strip():
+                self.add_error("custom_scale", "Write the custom scale, or choose a preset.")
+                return data
+            data["scale"] = data["custom_scale"]
+        data.pop("custom_scale", None)
+        if "scale" in data and "cannot_judge" in data:
+            try:
+                scales.parse_spec(data["scale"], relevant_threshold=data.get("relevant_threshold"),
+                                  cannot_judge=data["cannot_judge"])
+            except ValidationError as error:
+                self.add_error("custom_scale" if data["scale"] not in scales.PRESETS else "relevant_threshold", error)
+        return data
 
 
 FORMAT_CHOICES = [("", "Detect from the file"), ("trec", "TREC"), ("tsv", "TSV"), ("jsonl", "JSONL")]
