@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from collections_app import scales
-from collections_app.models import Collection, Membership, Pool
+from collections_app.models import Collection, Membership, Pool, QrelsSet
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -97,7 +97,8 @@ class RunsUploadForm(forms.Form):
 
 class PoolBuildForm(forms.Form):
     name = forms.CharField(max_length=200)
-    strategy = forms.ChoiceField(choices=Pool.Strategy.choices, initial=Pool.Strategy.DEPTH)
+    strategy = forms.ChoiceField(choices=[c for c in Pool.Strategy.choices if c[0] != Pool.Strategy.PAIRS],
+                                 initial=Pool.Strategy.DEPTH)
     depth = forms.IntegerField(min_value=1, required=False, initial=10)
     budget = forms.IntegerField(min_value=1, required=False, help_text="Pairs per topic (budget and fusion).")
     fusion = forms.ChoiceField(choices=[("rrf", "Reciprocal rank fusion"), ("combsum", "CombSUM"), ("borda", "Borda")])
@@ -153,3 +154,25 @@ class MemberForm(forms.Form):
         if user is None:
             raise forms.ValidationError("No user with this username.", code="unknown_user")
         return user
+
+
+class PoolFromPairsForm(forms.Form):
+    """A pool from a list of pairs: an imported qrels set (to re-judge it) or a file of pairs."""
+
+    name = forms.CharField(max_length=200)
+    qrels_set = forms.ModelChoiceField(queryset=QrelsSet.objects.none(), required=False, label="Qrels set",
+                                       help_text="Every pair the qrels set judges (its labels are not shown).")
+    file = forms.FileField(required=False, help_text="Or a file of 'qid docno [order]' lines, or TREC qrels "
+                                                     "lines (labels ignored). Gzip is fine.")
+
+    def __init__(self, *args, collection, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["qrels_set"].queryset = QrelsSet.objects.filter(collection=collection).order_by("name")
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if bool(data.get("qrels_set")) == bool(data.get("file")):
+            raise forms.ValidationError("Choose a qrels set or upload a file of pairs (one of the two).",
+                                        code="bad_source")
+        return data
+
