@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from campaign_core.exports import CONTENT_TYPES, streaming_download
 from collections_app.access import collection_for_user
 from collections_app.models import Membership
 from judging import selectors, serializers
@@ -27,16 +28,17 @@ from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
 from judging.services.allocation import item_next
 from judging.services.campaigns import campaign_set_status
+from judging.services.exports import judgments_lines
 from judging.services.imported import judgments_import
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.prels import campaign_prels
-from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
+from judging.services.qrels import adjudicate, qrels_freeze
 from judging.services.quality import assessor_block, assessor_unblock
 from judging.services.rejudge import rejudge_request
 
 CONFLICT_CODES = {"campaign_closed": status.HTTP_409_CONFLICT, "batch_complete": status.HTTP_409_CONFLICT,
                   "blocked": status.HTTP_403_FORBIDDEN}
-EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+EXPORT_TYPES = CONTENT_TYPES
 
 
 class ServiceRefused(exceptions.APIException):
@@ -274,9 +276,8 @@ class JudgmentsExport(CampaignScoped, APIView):
         campaign = self.campaign(lead_only=True)
         if fmt not in EXPORT_TYPES:
             raise exceptions.NotFound("Unknown export format; use csv or jsonl.")
-        response = HttpResponse(judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
-        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
-        return response
+        return streaming_download(judgments_lines(campaign=campaign, fmt=fmt),
+                                  filename=f"campaign-{campaign.pk}-judgments.{fmt}", content_type=EXPORT_TYPES[fmt])
 
 
 class Dashboard(CampaignScoped, APIView):

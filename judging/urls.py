@@ -33,6 +33,8 @@ urlpatterns = [
     path(campaign + "qrels/", lead.campaign_qrels, name="campaign-qrels"),
     path(campaign + "qrels/v<int:number>.txt", lead.qrels_download, name="campaign-qrels-download"),
     path(campaign + "final-labels.csv", lead.final_labels_download, name="campaign-final-labels"),
+    path(campaign + "final-labels.<str:fmt>", lead.final_labels_download, name="campaign-final-labels-export"),
+    path(campaign + "qrels/v<int:number>.<str:fmt>", lead.qrels_download, name="campaign-qrels-export"),
     path(campaign + "prels.txt", lead.prels_download, name="campaign-prels-download"),
     path(campaign + "judgments.<str:fmt>", lead.judgments_download, name="campaign-judgments-export"),
 ]

@@ -15,8 +15,9 @@ from judging.agreement import agreement
 from judging.dashboard.choices import CHOICES
 from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision
+from judging.services.exports import judgments_export
 from judging.services.imported import judgments_import
-from judging.services.qrels import adjudicate, final_labels, judgments_export, qrels_freeze
+from judging.services.qrels import adjudicate, final_labels, qrels_freeze
 from tests.collections.import_helpers import add_topics, write
 
 HEADER = "qid,docno,assessor,label,timestamp,seconds,comment,gold\n"
