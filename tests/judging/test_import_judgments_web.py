@@ -29,6 +29,9 @@ def test_lead_imports_a_file_through_the_page(client, collection, lead):
     assert detail.status_code == 200 and "crowd" in detail.content.decode()
     for name in ("campaign-conflicts", "campaign-qrels", "campaign-final-labels"):
         assert client.get(reverse(name, args=[collection.slug, campaign.pk])).status_code == 200
+    # w1 and w2 disagree on d1; the file gave no seconds, so the time shown is "unknown", not "0.0 s".
+    conflicts = client.get(reverse("campaign-conflicts", args=[collection.slug, campaign.pk])).content.decode()
+    assert "imported:w1" in conflicts and "unknown" in conflicts and "0.0 s" not in conflicts
 
 
 def test_page_shows_problems_with_lines_and_imports_nothing(client, collection, lead):
