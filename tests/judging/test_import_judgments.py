@@ -205,3 +205,34 @@ def test_command_imports_and_reports_errors_without_traceback(topics, tmp_path, 
     bad = write(tmp_path, "bad.csv", "qid,docno,who,label\n401,d1,w1,1\n")
     with pytest.raises(CommandError, match="bad.csv:1: unknown column 'who'"):
         call_command("import_judgments", topics.slug, str(bad), "--campaign", "cli")
+
+
+def test_revisions_keep_the_rows_times_and_unknown_docnos_are_a_warning(topics, tmp_path):
+    path = write(tmp_path, "t.jsonl", "".join(json.dumps(row) + "\n" for row in [
+        {"qid": "401", "docno": "nodoc", "assessor": "w1", "label": 0, "timestamp": "2024-01-01T09:00:00+02:00"},
+        {"qid": "401", "docno": "nodoc", "assessor": "w1", "label": 1, "timestamp": "2024-01-01T09:30:00+02:00",
+         "seconds": 4},
+    ]))
+    summary = judgments_import(collection=topics, source=path, campaign_name="c")
+    assert summary.warnings == ["1 pairs name docnos the collection lacks (kept, shown without text)"]
+    judgment = Judgment.objects.get()
+    assert judgment.created_at.isoformat() == "2024-01-01T07:00:00+00:00"
+    assert judgment.active_seconds is None  # the first row had no time: the total is unknown
+    revision = judgment.revisions.get()
+    assert (revision.old_grade, revision.new_grade, revision.active_seconds) == (0, 1, 4.0)
+    assert revision.changed_at.isoformat() == "2024-01-01T07:30:00+00:00"
+    assert judgment.item.pair.document_id is None
+
+
+def test_imported_gold_feeds_the_gold_weighted_vote(topics, tmp_path):
+    from judging.aggregation import gold_weighted_vote
+
+    rows = ["401,g1,good,1,1", "401,g1,bad,0,1", "401,g2,good,0,0", "401,g2,bad,1,0",
+            "401,x,good,1,", "401,x,bad,0,"]
+    path = write(tmp_path, "g.csv", "qid,docno,assessor,label,gold\n" + "\n".join(rows) + "\n")
+    judgments_import(collection=topics, source=path, campaign_name="c")
+    campaign = Campaign.objects.get()
+    triples = [(d, w, int(g)) for d, w, g in (r.split(",")[1:4] for r in rows)]
+    expected = gold_weighted_vote(triples, gold={"g1": 1, "g2": 0}, categories=topics.grades)
+    assert final_labels(campaign=campaign, rule="gold_weighted") == {("401", "x"): expected.labels["x"].label} == {
+        ("401", "x"): 1}
