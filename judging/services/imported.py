@@ -34,11 +34,11 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from collections_app.importers.errors import ProblemList
+from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.judgments import JudgmentRow, parse_judgments
 from collections_app.importers.sources import Source
 from collections_app.importers.summary import ImportSummary
@@ -74,14 +74,22 @@ def judgments_import(*, collection: Collection, source, campaign_name: str, user
         problems.add(opened.name, None, f"campaign {name!r} is judged here, not imported; import into a new "
                      "campaign name", code="native_campaign")
     problems.raise_if_any()
-    existing = _Existing.load(campaign)
-    _check_against_database(opened.name, rows, existing, problems)
-    problems.raise_if_any()
     if progress is not None:
-        progress(len(rows) // 2, len(rows))
-    with transaction.atomic():
-        campaign, counts = _write(collection=collection, campaign=campaign, name=name, user=user, rows=rows,
-                                  existing=existing, source_name=opened.name)
+        progress(0, len(rows))
+    try:
+        with transaction.atomic():
+            if campaign is not None:
+                # Lock the campaign first, so a second import into it waits and then sees what this one wrote.
+                Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+            existing = _Existing.load(campaign)
+            _check_against_database(opened.name, rows, existing, problems)
+            problems.raise_if_any()  # inside the transaction, before any write: nothing to undo
+            campaign, counts = _write(collection=collection, campaign=campaign, name=name, user=user, rows=rows,
+                                      existing=existing, source_name=opened.name)
+    except IntegrityError:
+        # Two uploads creating the same new campaign at once: the loser's transaction rolled back whole.
+        raise fail(opened.name, None, f"another import into campaign {name!r} ran at the same time; nothing was "
+                   "imported from this file, import it again", code="concurrent_import") from None
     if progress is not None:
         progress(len(rows), len(rows))
     warnings = []
@@ -152,8 +160,6 @@ def _write(*, collection: Collection, campaign: Campaign | None, name: str, user
             status=Campaign.Status.FINISHED,
         )
     else:
-        # Serialise two imports into one campaign: both would append pairs at the same positions.
-        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         pool = campaign.pool
 
     # Pairs, in order of first appearance.
