@@ -210,6 +210,8 @@ class Pool(models.Model):
         BUDGET = "budget", "Fixed budget, round-robin by rank"
         FUSION = "fusion", "Fixed budget by fused score"
         SAMPLE = "sample", "Stratified sample by rank (for infAP/xinfAP estimates)"
+        # A list of pairs from a file or a qrels set, or the pairs of imported judgments: no runs.
+        PAIRS = "pairs", "Listed pairs (from a file, a qrels set or imported judgments)"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="pools")
     name = models.CharField(max_length=200)

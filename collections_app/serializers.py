@@ -25,7 +25,9 @@ class CollectionSerializer(serializers.ModelSerializer):
 class CollectionCreateSerializer(serializers.Serializer):
     slug = serializers.SlugField(max_length=100)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    scale = serializers.ChoiceField(choices=list(scales.PRESETS), default=scales.GRADED)
+    scale = serializers.CharField(max_length=2000, default=scales.GRADED, help_text=f"The scale: {scales.SPEC_HELP}.")
+    relevant_threshold = serializers.IntegerField(required=False, allow_null=True, default=None)
+    cannot_judge = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
     description = serializers.CharField(required=False, allow_blank=True, default="")
     guidelines = serializers.CharField(required=False, allow_blank=True, default="")
 

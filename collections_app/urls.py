@@ -1,7 +1,7 @@
 """Lead pages for collections, uploads, jobs, pools and members."""
 from django.urls import path
 
-from collections_app import views
+from collections_app import views, views_pool_pairs
 from collections_app.simulation import views as simulation_views
 
 prefix = "c/<slug:slug>/"
@@ -13,6 +13,7 @@ urlpatterns = [
     path(prefix + "upload/<str:kind>/", views.upload, name="collection-upload"),
     path(prefix + "jobs/<int:pk>/", views.job_detail, name="job-detail"),
     path(prefix + "pools/new/", views.pool_build, name="pool-build"),
+    path(prefix + "pools/from-pairs/", views_pool_pairs.pool_from_pairs_page, name="pool-from-pairs"),
     path(prefix + "pools/<str:name>/", views.pool_detail, name="pool-detail"),
     path(prefix + "pools/<str:name>/deepen/", views.pool_deepen, name="pool-deepen"),
     path(prefix + "pools/<str:name>/delete/", views.pool_delete, name="pool-delete"),

@@ -13,11 +13,14 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from campaign_core.exports import CONTENT_TYPES, streaming_download
 from campaign_core.services.quality import assessor_block, assessor_unblock
+from collections_app.access import collection_for_user
 from collections_app.models import Membership
 from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
@@ -27,12 +30,14 @@ from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
 from judging.refusals import REFUSAL_STATUS
 from judging.services.allocation import item_next
 from judging.services.campaigns import campaign_set_status
+from judging.services.exports import judgments_lines
+from judging.services.imported import judgments_import
 from judging.services.judgments import judgment_previous, judgment_submit
 from judging.services.prels import campaign_prels
-from judging.services.qrels import adjudicate, judgments_export, qrels_freeze
+from judging.services.qrels import adjudicate, qrels_freeze
 from judging.services.rejudge import rejudge_request
 
-EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+EXPORT_TYPES = CONTENT_TYPES
 
 
 class ServiceRefused(exceptions.APIException):
@@ -270,9 +275,8 @@ class JudgmentsExport(CampaignScoped, APIView):
         campaign = self.campaign(lead_only=True)
         if fmt not in EXPORT_TYPES:
             raise exceptions.NotFound("Unknown export format; use csv or jsonl.")
-        response = HttpResponse(judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
-        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
-        return response
+        return streaming_download(judgments_lines(campaign=campaign, fmt=fmt),
+                                  filename=f"campaign-{campaign.pk}-judgments.{fmt}", content_type=EXPORT_TYPES[fmt])
 
 
 class Dashboard(CampaignScoped, APIView):
@@ -337,3 +341,29 @@ class CampaignStatus(CampaignScoped, APIView):
         campaign_set_status(campaign=campaign, status=data.validated_data["status"], user=request.user)
         return Response(serializers.CampaignStatusResultSerializer(
             {"id": campaign.pk, "status": campaign.status, "changed": campaign.status != before}).data)
+
+
+class JudgmentsImport(APIView):
+    """Import a file of per-assessor labels into an imported campaign (leads of the collection only)."""
+
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request=serializers.JudgmentsImportSerializer, responses={201: dict})
+    def post(self, request: Request, slug: str) -> Response:
+        try:
+            collection = collection_for_user(request.user, slug, lead_only=True)
+        except Http404:
+            raise exceptions.NotFound("No such collection.") from None
+        except DjangoPermissionDenied as exc:
+            raise exceptions.PermissionDenied(str(exc)) from None
+        data = serializers.JudgmentsImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        summary = judgments_import(collection=collection, source=data.validated_data["file"],
+                                   campaign_name=data.validated_data["campaign"], user=request.user,
+                                   format=data.validated_data.get("format") or None)
+        return Response({"campaign": summary.details["campaign_id"], "campaign_name": summary.details["campaign"],
+                         "judgments": summary.created, "rows": summary.lines,
+                         "revisions": summary.details["revisions"], "new_pairs": summary.details["new_pairs"],
+                         "new_assessors": summary.details["new_assessors"], "warnings": summary.warnings},
+                        status=status.HTTP_201_CREATED)
+

@@ -6,6 +6,7 @@ from judging import api
 prefix = "campaigns/<int:campaign_id>/"
 urlpatterns = [
     path("campaigns/", api.CampaignList.as_view(), name="api-campaigns"),
+    path("collections/<slug:slug>/judgments/import/", api.JudgmentsImport.as_view(), name="api-judgments-import"),
     path(prefix, api.CampaignDetail.as_view(), name="api-campaign"),
     path(prefix + "next/", api.NextItem.as_view(), name="api-campaign-next"),
     path(prefix + "judgments/", api.SubmitJudgment.as_view(), name="api-campaign-submit"),

@@ -115,3 +115,16 @@ class CampaignKeysForm(forms.Form):
             for problem in keys_problems(self.scale, self.keys()):
                 self.add_error(None, problem)
         return cleaned
+
+
+class JudgmentsImportForm(forms.Form):
+    """Upload a file of per-assessor labels into a new or existing imported campaign."""
+
+    campaign = forms.CharField(
+        max_length=200, label="Campaign name",
+        help_text="A new name creates an imported campaign; the name of an imported campaign adds to it.",
+    )
+    file = forms.FileField(help_text="CSV or TSV with a header row (qid, docno, assessor, label; optional timestamp, "
+                                     "seconds, comment, gold), or JSONL with the same keys. Gzip is fine.")
+    format = forms.ChoiceField(choices=[("", "From the file name / header"), ("csv", "CSV"), ("tsv", "TSV"),
+                                        ("jsonl", "JSONL")], required=False)

@@ -18,6 +18,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from campaign_core.crowd_models import CrowdSettings
 from campaign_core.models import AssessorQualityBase, LeaseBase
@@ -58,6 +59,12 @@ class Campaign(CrowdSettings):
         PAUSED = "paused", "Paused"
         FINISHED = "finished", "Finished"
 
+    class Origin(models.TextChoices):
+        NATIVE = "native", "Judged here"
+        # Judgments loaded from a file (judging.services.imported): the assessors are external
+        # workers, active time may be unknown, and the pool is the set of pairs observed.
+        IMPORTED = "imported", "Imported judgments"
+
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="campaigns")
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="campaigns")
     name = models.CharField(max_length=200)
@@ -66,6 +73,7 @@ class Campaign(CrowdSettings):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.NATIVE)
 
     split = models.CharField(max_length=20, choices=Split.choices, default=Split.SHARED_QUEUE)
     overlap = models.CharField(max_length=20, choices=Overlap.choices, default=Overlap.NONE)
@@ -118,6 +126,7 @@ class Assessor(AssessorQualityBase):
         EXPERT = "expert", "Expert"
         CROWD = "crowd", "Crowd worker"
         MODEL = "model", "Model (LLM judge)"
+        IMPORTED = "imported", "External worker (imported labels)"
 
     class Platform(models.TextChoices):
         NONE = "", "None"
@@ -154,8 +163,11 @@ class Assessor(AssessorQualityBase):
             models.UniqueConstraint(
                 fields=["campaign", "platform", "worker_id"], condition=Q(kind="crowd"), name="assessor_unique_worker"
             ),
+            models.UniqueConstraint(
+                fields=["campaign", "worker_id"], condition=Q(kind="imported"), name="assessor_unique_imported"
+            ),
+            # Experts are accounts; every other kind (crowd, imported, ...) is a worker id without one.
             models.CheckConstraint(
-                # Only an expert has an account; every other kind (crowd, model, …) has none.
                 condition=(Q(kind="expert", user__isnull=False) | (~Q(kind="expert") & Q(user__isnull=True))),
                 name="assessor_kind_matches_identity",
             ),
@@ -171,7 +183,7 @@ class Assessor(AssessorQualityBase):
             return self.user.get_username()
         if self.kind == self.Kind.MODEL:
             return f"model:{self.worker_id}"
-        return f"{self.platform or 'crowd'}:{self.worker_id}"
+        return f"{self.platform or self.kind}:{self.worker_id}"
 
 
 class Item(models.Model):
@@ -232,9 +244,13 @@ class Judgment(models.Model):
     skipped = models.BooleanField(default=False)
     skip_reason = models.CharField(max_length=300, blank=True)
     comment = models.TextField(blank=True)
-    active_seconds = models.FloatField(default=0.0, help_text="Time on the pair measured in the browser.")
+    active_seconds = models.FloatField(
+        null=True, blank=True, default=0.0,
+        help_text="Time on the pair measured in the browser; null when unknown (imported labels without timings).",
+    )
     client_token = models.CharField(max_length=64, unique=True, help_text="Idempotency key sent by the client.")
-    created_at = models.DateTimeField(auto_now_add=True)
+    # A default rather than auto_now_add, so imported judgments keep the time the file gives them.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
     revision_count = models.PositiveIntegerField(default=0)
 
@@ -258,13 +274,13 @@ class JudgmentRevision(models.Model):
 
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
     changed_by = models.ForeignKey(Assessor, on_delete=models.PROTECT, related_name="+")
-    changed_at = models.DateTimeField(auto_now_add=True)
+    changed_at = models.DateTimeField(default=timezone.now, editable=False)
     old_grade = models.IntegerField(null=True, blank=True)
     new_grade = models.IntegerField(null=True, blank=True)
     old_skipped = models.BooleanField(default=False)
     new_skipped = models.BooleanField(default=False)
     client_token = models.CharField(max_length=64, unique=True, help_text="Idempotency key of the revising submit.")
-    active_seconds = models.FloatField(default=0.0)
+    active_seconds = models.FloatField(null=True, blank=True, default=0.0)
 
     class Meta:
         ordering = ["judgment", "changed_at"]

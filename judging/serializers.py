@@ -306,3 +306,12 @@ class CampaignStatusResultSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.CharField()
     changed = serializers.BooleanField(help_text="false when the campaign already had this status")
+
+
+class JudgmentsImportSerializer(serializers.Serializer):
+    """A multipart upload: the file of labels, the imported campaign's name, an optional format."""
+
+    campaign = serializers.CharField(max_length=200)
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=["csv", "tsv", "jsonl"], required=False, allow_blank=True)
+

@@ -1,7 +1,7 @@
 """Judging pages: experts' workspace, crowd batch pages, leads' campaign pages."""
 from django.urls import path
 
-from judging.views import assessor, crowd, dashboard, lead, settings
+from judging.views import assessor, crowd, dashboard, imports, lead, settings
 
 campaigns = "c/<slug:slug>/campaigns/"
 campaign = campaigns + "<int:campaign_id>/"
@@ -21,6 +21,7 @@ urlpatterns = [
     path("crowd/<str:token>/stopped/", crowd.crowd_stopped, name="crowd-stopped"),
     path(campaigns, lead.campaign_list, name="campaign-list"),
     path(campaigns + "new/", lead.campaign_new, name="campaign-new"),
+    path(campaigns + "import/", imports.judgments_import_page, name="judgments-import"),
     path(campaigns + "dashboard/", dashboard.collection_dashboard_page, name="collection-dashboard"),
     path(campaign, lead.campaign_detail, name="campaign-detail"),
     path(campaign + "status/", lead.campaign_status, name="campaign-status"),
@@ -33,6 +34,8 @@ urlpatterns = [
     path(campaign + "qrels/", lead.campaign_qrels, name="campaign-qrels"),
     path(campaign + "qrels/v<int:number>.txt", lead.qrels_download, name="campaign-qrels-download"),
     path(campaign + "final-labels.csv", lead.final_labels_download, name="campaign-final-labels"),
+    path(campaign + "final-labels.<str:fmt>", lead.final_labels_download, name="campaign-final-labels-export"),
+    path(campaign + "qrels/v<int:number>.<str:fmt>", lead.qrels_download, name="campaign-qrels-export"),
     path(campaign + "prels.txt", lead.prels_download, name="campaign-prels-download"),
     path(campaign + "crowd-settings/", crowd.crowd_settings, name="campaign-crowd-settings"),
     path(campaign + "crowd-workers.csv", crowd.crowd_workers_download, name="campaign-crowd-workers"),

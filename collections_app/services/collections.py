@@ -11,16 +11,15 @@ from collections_app.models import Collection, Membership
 
 @transaction.atomic
 def collection_create(*, slug: str, name: str | None = None, scale: str = scales.GRADED,
+                      relevant_threshold: int | None = None, cannot_judge: tuple[int, ...] | list[int] = (),
                       description: str = "", guidelines: str = "", created_by=None) -> Collection:
-    """Create a collection from a scale preset and make its creator a lead.
+    """Create a collection with a scale (a preset name or a custom spec, see ``scales.parse_spec``).
 
-    Raises ValidationError(code="slug_taken") for a slug in use and code="unknown_scale"
-    for a preset name that does not exist.
+    The creator becomes a lead. Raises ValidationError(code="slug_taken") for a slug in use
+    and the scale codes of ``scales.parse_spec`` (``scale_spec``, ``scale_threshold``, ...)
+    for a scale that cannot be read.
     """
-    try:
-        grades, threshold = scales.preset(scale)
-    except ValueError as exc:
-        raise ValidationError(str(exc), code="unknown_scale") from None
+    grades, threshold = scales.parse_spec(scale, relevant_threshold=relevant_threshold, cannot_judge=cannot_judge)
     if Collection.objects.filter(slug=slug).exists():
         raise ValidationError(f"A collection with slug {slug!r} exists.", code="slug_taken")
     collection = Collection(

@@ -10,7 +10,10 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from collections_app import runstore
-from collections_app.models import Document, Pool, PoolPair, QrelsEntry, Run, RunRanking, Topic
+from collections_app.importers.errors import ProblemList
+from collections_app.importers.pairs import parse_pairs
+from collections_app.importers.sources import Source
+from collections_app.models import Document, Pool, PoolPair, QrelsEntry, QrelsSet, Run, RunRanking, Topic
 from collections_app.pooling import ordering, sampling, selection, strategies
 
 STRATEGIES = ("depth", "budget", "fusion", "sample")
@@ -95,7 +98,10 @@ def _judged(collection) -> dict[str, set[str]]:
 def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -> tuple[dict, dict, dict]:
     """Return ``({qid: {docno: {tag: rank}}}, {qid: {docno: fused}}, {qid: {docno: (stratum, prob)}})``.
 
-    The third mapping is filled for sampled pools only.
+    The third mapping is filled for sampled pools only. ``params["left_out_judged"]`` is set to
+    the number of pairs left out because imported qrels already judge them: the judged pairs
+    the same pool would hold without the exclusion (budget and fusion pools fill the freed
+    places with the next pairs, so their size does not drop by that number).
     """
     strategy, depth, budget = params["strategy"], params["depth"], params["budget"]
     needs_scores = strategy == "fusion" and params["fusion"] == "combsum"
@@ -103,10 +109,12 @@ def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -
     rankings, scores = _load_rankings(runs, depth=cut, with_scores=needs_scores, progress=progress)
     judged = _judged(collection) if params["exclude_judged"] else {}
     pooled, fused, samples = {}, {}, {}
+    left_out = 0
     for qid, topic_rankings in rankings.items():
         skip = judged.get(qid, set())
         if strategy == "depth":
             chosen = strategies.depth_pool(topic_rankings, depth=depth)
+            left_out += sum(1 for d in chosen if d in skip)
             chosen = {d: r for d, r in chosen.items() if d not in skip}
             # RRF within the depth, straight from the ranks just found (= fused_scores(..., depth=depth)).
             rrf_k = strategies.RRF_K
@@ -114,20 +122,28 @@ def _compute(collection, runs: list[Run], params: dict, *, progress: Progress) -
         elif strategy == "sample":
             drawn = sampling.stratified_sample(topic_rankings, strata=params["strata"], seed=params["seed"], topic=qid)
             ranks = strategies.run_ranks(topic_rankings)
+            left_out += sum(1 for d, s in drawn.items() if s.sampled and d in skip)
             chosen = {d: ranks[d] for d, s in drawn.items() if s.sampled and d not in skip}
             samples[qid] = {d: (drawn[d].stratum, drawn[d].prob) for d in chosen}
             topic_fused = strategies.fused_scores(topic_rankings, method="rrf")
         elif strategy == "budget":
             chosen = strategies.round_robin_pool(topic_rankings, budget=budget, skip=skip)
+            if skip:
+                left_out += sum(1 for d in strategies.round_robin_pool(topic_rankings, budget=budget) if d in skip)
             topic_fused = strategies.fused_scores(topic_rankings, method="rrf")
         else:
             chosen = strategies.fused_pool(
                 topic_rankings, budget=budget, method=params["fusion"], scores=scores.get(qid), skip=skip
             )
+            if skip:
+                unskipped = strategies.fused_pool(topic_rankings, budget=budget, method=params["fusion"],
+                                                  scores=scores.get(qid))
+                left_out += sum(1 for d in unskipped if d in skip)
             topic_fused = strategies.fused_scores(topic_rankings, method=params["fusion"], scores=scores.get(qid))
         if chosen:
             pooled[qid] = chosen
             fused[qid] = {docno: topic_fused.get(docno, 0.0) for docno in chosen}
+    params["left_out_judged"] = left_out
     return pooled, fused, samples
 
 
@@ -144,7 +160,7 @@ def _persist_pairs(pool: Pool, order: list[tuple[str, str]], pooled: dict, fused
         )
     rows = [
         (pool.pk, topics[qid], docno, documents.get(docno), start + index,
-         min(pooled[qid][docno].values()), pooled[qid][docno], fused[qid][docno],
+         min(pooled[qid][docno].values(), default=0), pooled[qid][docno], fused[qid][docno],
          *(samples or {}).get(qid, {}).get(docno, ("", None)))
         for index, (qid, docno) in enumerate(order)
     ]
@@ -313,3 +329,49 @@ def pool_delete(*, pool: Pool) -> None:
     if Pool.objects.filter(pk=pool.pk, frozen=True).exists() or pool.frozen:
         raise ValidationError("This pool is frozen: judging has started.", code="frozen")
     pool.delete()
+
+
+@transaction.atomic
+def pool_from_pairs(*, collection, name: str, source=None, qrels_set: QrelsSet | None = None, user=None) -> Pool:
+    """Create a pool from a list of pairs: a file (``importers.pairs``) or an imported qrels set, for re-judging.
+
+    The pool has strategy ``pairs`` and no runs; its judging order is the file's order column,
+    else the file's order (a qrels set: by topic, then docno, as TREC qrels read). Already judged
+    pairs are kept: listing a pair is asking for it to be judged. All-or-nothing: raises
+    ``ImportFailed`` for a bad file (unknown topic, repeated pair, ...) and ``ValidationError``
+    (``name_required``, ``name_taken``, ``bad_source``) otherwise.
+    """
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError("A pool needs a name.", code="name_required")
+    if (source is None) == (qrels_set is None):
+        raise ValidationError("Give either a file of pairs or a qrels set.", code="bad_source")
+    topics = dict(Topic.objects.filter(collection=collection).values_list("qid", "pk"))
+    problems = ProblemList()
+    if source is not None:
+        opened = Source(source)
+        try:
+            listed = [(p.qid, p.docno) for p in parse_pairs(opened, topics=topics, problems=problems)]
+        finally:
+            opened.close()
+        origin = {"source_name": opened.name[:200]}
+    else:
+        if qrels_set.collection_id != collection.pk:
+            raise ValidationError("The qrels set belongs to another collection.", code="bad_source")
+        rows = list(qrels_set.entries.values_list("topic__qid", "docno"))
+        numeric = all(qid.isascii() and qid.isdigit() for qid, _ in rows)
+        listed = sorted(set(rows), key=lambda pair: (int(pair[0]) if numeric else 0, pair[0], pair[1]))
+        origin = {"qrels_set": qrels_set.name}
+    if Pool.objects.filter(collection=collection, name=name).exists():
+        raise ValidationError(f"A pool named {name!r} already exists.", code="name_taken")
+    problems.raise_if_any()
+    if not listed:
+        raise ValidationError("There are no pairs to pool.", code="empty_pool")
+    pool = Pool.objects.create(collection=collection, name=name, strategy=Pool.Strategy.PAIRS,
+                               parameters={"strategy": "pairs", **origin}, created_by=user)
+    pooled = {}
+    for qid, docno in listed:
+        pooled.setdefault(qid, {})[docno] = {}
+    fused = {qid: dict.fromkeys(docnos) for qid, docnos in pooled.items()}
+    _persist_pairs(pool, listed, pooled, fused, start=1)
+    return pool

@@ -64,7 +64,8 @@ def _revise(*, judgment: Judgment, assessor: Assessor, grade, skipped, skip_reas
     judgment.grade, judgment.skipped = grade, skipped
     judgment.skip_reason = skip_reason if skipped else ""
     judgment.comment = comment
-    judgment.active_seconds += seconds
+    if judgment.active_seconds is not None:  # unknown time (imported labels) stays unknown
+        judgment.active_seconds += seconds
     judgment.save(update_fields=["grade", "skipped", "skip_reason", "comment", "active_seconds",
                                  "revision_count", "updated_at"])
     return judgment

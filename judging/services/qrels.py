@@ -30,10 +30,7 @@ topic numbers read), otherwise as strings; docnos always sort as strings (code-p
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import json
 from collections import Counter, defaultdict
 
 from django.core.exceptions import ValidationError
@@ -44,13 +41,8 @@ from collections_app.models import Collection
 from judging.aggregation import dawid_skene, gold_weighted_vote
 from judging.models import Adjudication, Assessor, Campaign, Item, Judgment, QrelsVersion
 from metrics import qrels_to_text
-from qrelsmith.csv_cells import csv_cell
 
 RULES = tuple(QrelsVersion.Rule.values)
-EXPORT_FIELDS = (
-    "judgment_id", "assessor_id", "assessor", "kind", "platform", "blocked", "qid", "docno", "grade", "skipped",
-    "skip_reason", "comment", "active_seconds", "is_gold", "gold_grade", "created_at", "updated_at", "revision_count",
-)
 
 
 def majority_grade(grades: list[int]) -> int:
@@ -171,19 +163,8 @@ def _aggregated_labels(campaign: Campaign, rule: str, items: dict, grades: dict)
     return labels
 
 
-def final_labels_csv(*, campaign: Campaign, rule: str) -> str:
-    """Return the final labels with their confidence as CSV (qid, docno, grade, confidence), in qrels order."""
-    detail = final_labels_detail(campaign=campaign, rule=rule)
-    all_numeric = all(qid.isascii() and qid.isdigit() for qid, _ in detail)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["qid", "docno", "grade", "confidence"])
-    for (qid, docno), (grade, confidence) in sorted(detail.items(), key=_qid_key(all_numeric)):
-        writer.writerow([qid, docno, grade, f"{confidence:.4f}"])
-    return buffer.getvalue()
-
-
-def _qid_key(all_numeric: bool):
+def qid_key(all_numeric: bool):
+    """Return a sort key for ((qid, docno), value) items: numeric qids as numbers, then docno."""
     def key(item):
         (qid, docno), _ = item
         return (int(qid) if all_numeric else 0, qid, docno)
@@ -230,38 +211,3 @@ def qrels_freeze(*, campaign: Campaign, rule: str, description: str, user) -> Qr
         num_relevant=sum(1 for g in labels.values() if collection.is_relevant(g)),
         checksum=hashlib.sha256(content.encode("utf-8")).hexdigest(), content=content,
     )
-
-
-def _export_rows(campaign: Campaign):
-    judgments = (
-        Judgment.objects.filter(item__campaign=campaign)
-        .select_related("assessor__user", "item__pair__topic")
-        .order_by("item__position", "created_at", "pk")
-    )
-    for j in judgments.iterator(chunk_size=2000):
-        yield {
-            "judgment_id": j.pk, "assessor_id": j.assessor_id, "assessor": str(j.assessor), "kind": j.assessor.kind,
-            "platform": j.assessor.platform, "blocked": j.assessor.blocked, "qid": j.item.pair.topic.qid,
-            "docno": j.item.pair.docno, "grade": j.grade, "skipped": j.skipped, "skip_reason": j.skip_reason,
-            "comment": j.comment, "active_seconds": round(j.active_seconds, 3), "is_gold": j.item.is_gold,
-            "gold_grade": j.item.gold_grade, "created_at": j.created_at.isoformat(),
-            "updated_at": j.updated_at.isoformat(), "revision_count": j.revision_count,
-        }
-
-
-def judgments_export(*, campaign: Campaign, fmt: str) -> str:
-    """Return every judgment of the campaign (blocked workers' too, for audit) as CSV or JSONL.
-
-    CSV has a header row; empty grades are empty cells; booleans are ``true``/``false`` in both;
-    CSV text cells are guarded against spreadsheet formulas (crowd workers write the comments).
-    """
-    if fmt == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in _export_rows(campaign))
-    if fmt != "csv":
-        raise ValidationError(f"Unknown export format {fmt!r}; use csv or jsonl.", code="bad_format")
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\n")
-    writer.writeheader()
-    for row in _export_rows(campaign):
-        writer.writerow({k: csv_cell(v) for k, v in row.items()})
-    return buffer.getvalue()

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from campaign_core.crowd_forms import CrowdEntryForm
+from campaign_core.exports import CONTENT_TYPES, streaming_download
 from collections_app.access import collection_for_user
 from collections_app.models import Pool
 from judging import forms
@@ -19,11 +20,10 @@ from judging.models import Assessor, Campaign, Item, QrelsVersion
 from judging.selectors import campaign_progress, conflicts, pairs_without_text
 from judging.services.campaigns import campaign_create, campaign_set_status
 from judging.services.crowd import crowd_refusals
+from judging.services.exports import final_labels_lines, judgments_lines, qrels_lines
 from judging.services.prels import campaign_prels
-from judging.services.qrels import RULES, adjudicate, final_labels_csv, judgments_export, qrels_freeze
+from judging.services.qrels import RULES, adjudicate, qrels_freeze
 from metrics import MetricsInputError, qrels_from_text
-
-EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 
 def _lead_campaign(request: HttpRequest, slug: str, campaign_id: int) -> Campaign:
@@ -194,38 +194,43 @@ def campaign_qrels(request: HttpRequest, slug: str, campaign_id: int) -> HttpRes
 
 @login_required
 @require_GET
-def qrels_download(request: HttpRequest, slug: str, campaign_id: int, number: int) -> HttpResponse:
-    """Download a frozen qrels version exactly as frozen (TREC format)."""
+def qrels_download(request: HttpRequest, slug: str, campaign_id: int, number: int, fmt: str = "txt") -> HttpResponse:
+    """Download a frozen qrels version exactly as frozen (TREC format), or as CSV/JSONL rows (.csv, .jsonl)."""
     campaign = _lead_campaign(request, slug, campaign_id)
     version = get_object_or_404(QrelsVersion, collection=campaign.collection, number=number)
+    stem = f"{campaign.collection.slug}-qrels-v{version.number}"
+    if fmt in CONTENT_TYPES:
+        return streaming_download(qrels_lines(version=version, fmt=fmt), filename=f"{stem}.{fmt}",
+                                  content_type=CONTENT_TYPES[fmt])
+    if fmt != "txt":
+        raise Http404("Unknown export format.")
     response = HttpResponse(version.content, content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.collection.slug}-qrels-v{version.number}.txt"'
+    response["Content-Disposition"] = f'attachment; filename="{stem}.txt"'
     return response
 
 
 @login_required
 @require_GET
 def judgments_download(request: HttpRequest, slug: str, campaign_id: int, fmt: str) -> HttpResponse:
-    """Download every individual judgment (CSV or JSONL) with assessor, time and revision count."""
+    """Stream every individual judgment (CSV or JSONL) with assessor, kind, time and revision count."""
     campaign = _lead_campaign(request, slug, campaign_id)
-    if fmt not in EXPORT_TYPES:
+    if fmt not in CONTENT_TYPES:
         raise Http404("Unknown export format.")
-    response = HttpResponse(judgments_export(campaign=campaign, fmt=fmt), content_type=EXPORT_TYPES[fmt])
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgments.{fmt}"'
-    return response
+    return streaming_download(judgments_lines(campaign=campaign, fmt=fmt),
+                              filename=f"campaign-{campaign.pk}-judgments.{fmt}", content_type=CONTENT_TYPES[fmt])
 
 
 @login_required
 @require_GET
-def final_labels_download(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
-    """Download the current final labels under ?rule= with each pair's confidence (CSV), without freezing."""
+def final_labels_download(request: HttpRequest, slug: str, campaign_id: int, fmt: str = "csv") -> HttpResponse:
+    """Download the current final labels under ?rule= with each pair's confidence (CSV or JSONL), without freezing."""
     campaign = _lead_campaign(request, slug, campaign_id)
     rule = request.GET.get("rule", QrelsVersion.Rule.MAJORITY)
-    if rule not in RULES:
-        raise Http404("Unknown rule.")
-    response = HttpResponse(final_labels_csv(campaign=campaign, rule=rule), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-final-labels-{rule}.csv"'
-    return response
+    if rule not in RULES or fmt not in CONTENT_TYPES:
+        raise Http404("Unknown rule or format.")
+    return streaming_download(final_labels_lines(campaign=campaign, rule=rule, fmt=fmt),
+                              filename=f"campaign-{campaign.pk}-final-labels-{rule}.{fmt}",
+                              content_type=CONTENT_TYPES[fmt])
 
 
 @login_required

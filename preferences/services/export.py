@@ -10,14 +10,8 @@ judgments of blocked assessors are left out, as in the results.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
-
-from django.core.exceptions import ValidationError
-
+from campaign_core.exports import export_lines, export_text
 from preferences.models import PrefCampaign, PrefJudgment
-from qrelsmith.csv_cells import csv_cell
 
 
 def prefs_lines(campaign: PrefCampaign) -> list[str]:
@@ -51,7 +45,8 @@ def _judgment_rows(campaign: PrefCampaign):
             "platform": j.assessor.platform, "blocked": j.assessor.blocked, "qid": j.item.topic.qid,
             "item": j.item.position, "is_gold": j.item.is_gold, "left_is_a": j.item.left_is_a,
             "answer": ANSWERS[j.choice], "outcome": OUTCOMES[j.outcome], "strength": j.strength, "comment": j.comment,
-            "active_seconds": round(j.active_seconds, 3), "revision_count": j.revision_count,
+            "active_seconds": None if j.active_seconds is None else round(j.active_seconds, 3),
+            "revision_count": j.revision_count,
             "created_at": j.created_at.isoformat(), "updated_at": j.updated_at.isoformat(),
         }
 
@@ -64,13 +59,9 @@ def judgments_export(*, campaign: PrefCampaign, fmt: str) -> str:
     row, empty cells for no strength, ``true``/``false`` booleans and free text guarded against
     spreadsheet formulas; JSONL keeps every value as stored.
     """
-    if fmt == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in _judgment_rows(campaign))
-    if fmt != "csv":
-        raise ValidationError(f"Unknown export format {fmt!r}; use csv or jsonl.", code="bad_format")
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=JUDGMENT_FIELDS, lineterminator="\n")
-    writer.writeheader()
-    for row in _judgment_rows(campaign):
-        writer.writerow({k: csv_cell(v) for k, v in row.items()})
-    return buffer.getvalue()
+    return export_text(_judgment_rows(campaign), fields=JUDGMENT_FIELDS, fmt=fmt)
+
+
+def judgments_lines(*, campaign: PrefCampaign, fmt: str):
+    """Yield the judgments export line by line, for a streamed download."""
+    return export_lines(_judgment_rows(campaign), fields=JUDGMENT_FIELDS, fmt=fmt)

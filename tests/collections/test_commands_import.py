@@ -19,7 +19,8 @@ def test_collection_create_with_scale_and_lead(lead):
     collection = Collection.objects.get(slug="trec8")
     assert (collection.name, collection.grades) == ("TREC-8", [0, 1])
     assert Membership.objects.get(collection=collection).user == lead
-    assert out.strip() == "collection trec8: created (binary scale, lead lead)"
+    assert out.strip() == ("collection trec8: created (scale 0 Not relevant [0], 1 Relevant [1]; relevant from 1; "
+                           "lead lead)")
 
 
 def test_collection_create_refuses_a_taken_slug_and_unknown_lead(collection):
@@ -100,7 +101,7 @@ def test_collection_create_service_makes_the_creator_lead_and_refuses_unknown_sc
     assert Membership.objects.get(collection=collection, user=lead).role == Membership.Role.LEAD
     with pytest.raises(ValidationError) as info:
         collection_create(slug="c2", scale="five-star")
-    assert info.value.code == "unknown_scale"
+    assert info.value.code == "scale_spec"
     assert not Collection.objects.filter(slug="c2").exists()
 
 

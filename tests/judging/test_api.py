@@ -154,9 +154,9 @@ def test_conflicts_adjudication_freeze_download_and_export(client, make_campaign
     download = client.get(reverse("api-campaign-qrels-download", args=[campaign.pk, 1]))
     assert download.content == b"401 0 T1-D1 1\n" and download["X-Checksum-SHA256"] == QrelsVersion.objects.get().checksum
     assert client.get(reverse("api-campaign-qrels-download", args=[campaign.pk, 2])).status_code == 404
-    csv_body = client.get(reverse("api-campaign-export", args=[campaign.pk, "csv"])).content.decode()
+    csv_body = b"".join(client.get(reverse("api-campaign-export", args=[campaign.pk, "csv"])).streaming_content).decode()
     assert len(csv_body.splitlines()) == 3 and csv_body.startswith("judgment_id,assessor_id,assessor,kind")
-    jsonl = client.get(reverse("api-campaign-export", args=[campaign.pk, "jsonl"])).content.decode()
+    jsonl = b"".join(client.get(reverse("api-campaign-export", args=[campaign.pk, "jsonl"])).streaming_content).decode()
     assert sorted(json.loads(line)["grade"] for line in jsonl.splitlines()) == [0, 2]
     assert client.get(reverse("api-campaign-export", args=[campaign.pk, "xml"])).status_code == 404
 

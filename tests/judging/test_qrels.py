@@ -11,8 +11,9 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from judging.models import Item, QrelsVersion
+from judging.services.exports import judgments_export
 from judging.services.judgments import judgment_submit
-from judging.services.qrels import adjudicate, final_labels, judgments_export, majority_grade, qrels_freeze, qrels_text
+from judging.services.qrels import adjudicate, final_labels, majority_grade, qrels_freeze, qrels_text
 from tests.conftest import make_user
 from tests.judging.conftest import expert
 

@@ -139,8 +139,8 @@ def test_judgments_export_in_csv_and_jsonl(client, campaign, lead, alice):
     _judge(client, alice, campaign, [2])
     _login(client, lead)
     base = (campaign.collection.slug, campaign.pk)
-    csv_body = client.get(reverse("campaign-judgments-export", args=[*base, "csv"])).content.decode()
+    csv_body = b"".join(client.get(reverse("campaign-judgments-export", args=[*base, "csv"])).streaming_content).decode()
     assert len(csv_body.strip().splitlines()) == 2
-    jsonl = client.get(reverse("campaign-judgments-export", args=[*base, "jsonl"])).content.decode()
+    jsonl = b"".join(client.get(reverse("campaign-judgments-export", args=[*base, "jsonl"])).streaming_content).decode()
     assert len(jsonl.strip().splitlines()) == 1 and json.loads(jsonl)["grade"] == 2
     assert client.get(reverse("campaign-judgments-export", args=[*base, "xml"])).status_code == 404

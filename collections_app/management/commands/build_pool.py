@@ -72,3 +72,7 @@ class Command(BaseCommand):
         topics = pool.pairs.values("topic").distinct().count()
         self.stdout.write(f"pool {pool.name}: {pool.pairs.count()} pairs over {topics} topics "
                           f"from {pool.runs.count()} runs ({pool.strategy})")
+        left_out = pool.parameters.get("left_out_judged", 0)
+        if left_out:
+            self.stdout.write(f"left out {left_out} pairs that imported qrels already judge "
+                              "(--include-judged keeps them)")

@@ -9,8 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from collections_app.models import Collection
 from judging.models import Campaign, QrelsVersion
+from judging.services.exports import final_labels_lines, judgments_export, qrels_lines
 from judging.services.prels import campaign_prels
-from judging.services.qrels import RULES, final_labels, judgments_export, qrels_text
+from judging.services.qrels import RULES, final_labels, qrels_text
 
 
 class Command(BaseCommand):
@@ -33,11 +34,14 @@ class Command(BaseCommand):
         parser.add_argument("--rule", choices=RULES, default="adjudicated", help="Final-label rule (default adjudicated).")
         parser.add_argument("--version", type=int, help="Print frozen qrels version N instead of current labels.")
         parser.add_argument("--judgments", choices=("csv", "jsonl"), help="Export individual judgments instead.")
+        parser.add_argument("--format", choices=("trec", "csv", "jsonl"), default="trec", dest="table",
+                            help="Qrels (final labels or --version) as TREC text (default), or as CSV/JSONL with the "
+                                 "columns of docs/formats.md (final labels add their confidence).")
         parser.add_argument("--prels", action="store_true",
                             help="Export the campaign's prels under --rule (campaigns on a sampled pool only).")
         parser.add_argument("--output", "-o", help="Write to this file instead of standard output.")
 
-    def handle(self, *args, slug, campaign, rule, version, judgments, prels, output, **options):
+    def handle(self, *args, slug, campaign, rule, version, judgments, prels, output, table, **options):
         if prels and (version is not None or judgments):
             raise CommandError("--prels cannot be combined with --version or --judgments.")
         collection = Collection.objects.filter(slug=slug).first()
@@ -47,7 +51,8 @@ class Command(BaseCommand):
             frozen = QrelsVersion.objects.filter(collection=collection, number=version).first()
             if frozen is None:
                 raise CommandError(f"Collection {slug!r} has no qrels version {version}.")
-            text, summary = frozen.content, f"qrels v{version} ({frozen.num_judgments} labels, sha256 {frozen.checksum[:12]}…)"
+            text = frozen.content if table == "trec" else "".join(qrels_lines(version=frozen, fmt=table))
+            summary = f"qrels v{version} ({frozen.num_judgments} labels, sha256 {frozen.checksum[:12]}…)"
         else:
             campaigns = Campaign.objects.filter(collection=collection).order_by("-created_at", "-id")
             chosen = campaigns.filter(pk=campaign).first() if campaign else campaigns.first()
@@ -62,6 +67,9 @@ class Command(BaseCommand):
                     text = sample.text
                     summary = (f"prels of campaign {chosen.name!r} by rule {rule} ({sample.pooled} pooled documents, "
                                f"{sample.sampled} sampled, {sample.judged} judged, {sample.topics} topics)")
+                elif table != "trec":
+                    text = "".join(final_labels_lines(campaign=chosen, rule=rule, fmt=table))
+                    summary = f"final labels of campaign {chosen.name!r} by rule {rule} as {table}"
                 else:
                     labels = final_labels(campaign=chosen, rule=rule)
                     text, summary = qrels_text(labels), f"{len(labels)} labels of campaign {chosen.name!r} by rule {rule}"
