@@ -63,7 +63,7 @@ class CollectionCreateForm(forms.Form):
 
     def clean(self) -> dict:
         """Turn the preset or custom spec into the service's ``scale`` and check it as the service will."""
-        data = super().clean()
+        data = super().clean() or {}
         if data.get("scale") == "custom":
             if not data.get("custom_scale", "").strip():
                 self.add_error("custom_scale", "Write the custom scale, or choose a preset.")
@@ -176,7 +176,7 @@ class PoolFromPairsForm(forms.Form):
         self.fields["qrels_set"].queryset = QrelsSet.objects.filter(collection=collection).order_by("name")
 
     def clean(self) -> dict:
-        data = super().clean()
+        data = super().clean() or {}
         if bool(data.get("qrels_set")) == bool(data.get("file")):
             raise forms.ValidationError("Choose a qrels set or upload a file of pairs (one of the two).",
                                         code="bad_source")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 
 from campaign_core.exports import export_download
@@ -30,7 +31,7 @@ def per_topic_rows(results):
 
 @login_required
 @require_GET
-def per_topic_download(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def per_topic_download(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBase:
     """Download every run's per-topic scores against ?source= (the default source when empty)."""
     collection = collection_for_user(request.user, slug)
     try:

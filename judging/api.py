@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -271,7 +272,7 @@ class JudgmentsExport(CampaignScoped, APIView):
     """Download every judgment of the campaign as CSV or JSONL (lead only)."""
 
     @extend_schema(responses={(200, "text/csv"): str})
-    def get(self, request: Request, campaign_id: int, fmt: str) -> HttpResponse:
+    def get(self, request: Request, campaign_id: int, fmt: str) -> HttpResponseBase:
         campaign = self.campaign(lead_only=True)
         if fmt not in EXPORT_TYPES:
             raise exceptions.NotFound("Unknown export format; use csv or jsonl.")

@@ -144,7 +144,7 @@ def _jsonl(name: str, numbered, problems: ProblemList) -> Iterator[tuple[int, di
         try:
             record = json.loads(text)
         except ValueError as exc:
-            problems.add(name, line, f"not a JSON object ({exc.msg})")
+            problems.add(name, line, f"not a JSON object ({getattr(exc, 'msg', exc)})")
             continue
         if not isinstance(record, dict):
             problems.add(name, line, "not a JSON object")
@@ -219,7 +219,7 @@ class _RowChecker:
         seconds = self._seconds(line, record.get("seconds"))
         comment = record.get("comment")
         comment = "" if comment is None else str(comment)
-        if self.problems.count != before or topic_id is None:
+        if self.problems.count != before or topic_id is None or grade is None:  # a bad grade was reported
             return None
         key = (topic_id, docno, assessor, grade, timestamp)
         first = self.seen.setdefault(key, line)

@@ -77,5 +77,5 @@ def parse_pairs(source: Source, *, topics: dict[str, int], problems: ProblemList
     if not pairs and not problems:
         raise fail(name, None, "the file lists no pairs", code="empty_file")
     if width is not None and width[0] == 3:
-        pairs.sort(key=lambda pair: pair.order)  # stable: ties keep the file's order
+        pairs.sort(key=lambda pair: pair.order or 0)  # every line has an order here; stable: ties keep the file's order
     return pairs

@@ -356,6 +356,7 @@ def pool_from_pairs(*, collection, name: str, source=None, qrels_set: QrelsSet |
             opened.close()
         origin = {"source_name": opened.name[:200]}
     else:
+        assert qrels_set is not None  # one of file and qrels_set, checked above
         if qrels_set.collection_id != collection.pk:
             raise ValidationError("The qrels set belongs to another collection.", code="bad_source")
         rows = list(qrels_set.entries.values_list("topic__qid", "docno"))

@@ -67,7 +67,7 @@ def judgments_import(*, collection: Collection, source, campaign_name: str, user
     name = (campaign_name or "").strip()
     if not name:
         problems.add(opened.name, None, "a campaign name is required", code="bad_name")
-    elif len(name) > Campaign._meta.get_field("name").max_length:
+    elif len(name) > (Campaign._meta.get_field("name").max_length or 0):
         problems.add(opened.name, None, "the campaign name is longer than 200 characters", code="bad_name")
     campaign = Campaign.objects.filter(collection=collection, name=name).first() if name else None
     if campaign is not None and campaign.origin != Campaign.Origin.IMPORTED:
@@ -261,7 +261,7 @@ def _insert_rows(model, rows: list[dict]) -> None:
         elif kind == "JSONField":
             converters.append(lambda value, _field=field: _field.get_db_prep_save(value, connection))
         else:
-            converters.append(None)
+            converters.append(None)  # type: ignore[arg-type]  # None: the value goes in as it is
     defaults = {f.attname: f.get_default() for f in fields}
     fresh = {f.attname: f.get_default for f in fields if callable(f.default)}  # e.g. a new token per row
     quote = connection.ops.quote_name

@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -194,7 +195,7 @@ def campaign_qrels(request: HttpRequest, slug: str, campaign_id: int) -> HttpRes
 
 @login_required
 @require_GET
-def qrels_download(request: HttpRequest, slug: str, campaign_id: int, number: int, fmt: str = "txt") -> HttpResponse:
+def qrels_download(request: HttpRequest, slug: str, campaign_id: int, number: int, fmt: str = "txt") -> HttpResponseBase:
     """Download a frozen qrels version exactly as frozen (TREC format), or as CSV/JSONL rows (.csv, .jsonl)."""
     campaign = _lead_campaign(request, slug, campaign_id)
     version = get_object_or_404(QrelsVersion, collection=campaign.collection, number=number)
@@ -211,7 +212,7 @@ def qrels_download(request: HttpRequest, slug: str, campaign_id: int, number: in
 
 @login_required
 @require_GET
-def judgments_download(request: HttpRequest, slug: str, campaign_id: int, fmt: str) -> HttpResponse:
+def judgments_download(request: HttpRequest, slug: str, campaign_id: int, fmt: str) -> HttpResponseBase:
     """Stream every individual judgment (CSV or JSONL) with assessor, kind, time and revision count."""
     campaign = _lead_campaign(request, slug, campaign_id)
     if fmt not in CONTENT_TYPES:
@@ -222,7 +223,7 @@ def judgments_download(request: HttpRequest, slug: str, campaign_id: int, fmt: s
 
 @login_required
 @require_GET
-def final_labels_download(request: HttpRequest, slug: str, campaign_id: int, fmt: str = "csv") -> HttpResponse:
+def final_labels_download(request: HttpRequest, slug: str, campaign_id: int, fmt: str = "csv") -> HttpResponseBase:
     """Download the current final labels under ?rule= with each pair's confidence (CSV or JSONL), without freezing."""
     campaign = _lead_campaign(request, slug, campaign_id)
     rule = request.GET.get("rule", QrelsVersion.Rule.MAJORITY)
