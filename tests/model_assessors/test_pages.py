@@ -58,7 +58,8 @@ def test_a_lead_adds_a_judge_runs_it_and_reads_its_calls_and_calibration(client,
     # Model labels flow into the lead's other pages like anyone else's.
     assert client.get(reverse("campaign-dashboard", args=[slug, campaign.pk])).status_code == 200
     assert client.get(reverse("campaign-conflicts", args=[slug, campaign.pk])).status_code == 200
-    export = client.get(reverse("campaign-judgments-export", args=[slug, campaign.pk, "csv"])).content.decode()
+    streamed = client.get(reverse("campaign-judgments-export", args=[slug, campaign.pk, "csv"])).streaming_content
+    export = b"".join(streamed).decode()
     assert export.count(",model,") == 20
 
 
