@@ -78,6 +78,8 @@ class _RunReader:
         distinct values rather than per line. Anything else goes line by line, so every
         problem is reported exactly as that path words it.
         """
+        if b"\r" in block:  # Windows line ends: a "\r" before "\n" is whitespace to bytes.split() too
+            block = block.replace(b"\r\n", b"\n")
         columns = run_columns(block)
         if columns is None or b"\x7f" in block:  # DEL is a control character under the identifier rule
             return False

@@ -324,3 +324,16 @@ def test_extra_trailing_fields_are_ignored_as_trec_eval_ignores_them(topics, tmp
     summary = runs_import(collection=topics, sources=[path])
     assert summary.lines == 2
     assert ranking("STANDARD", "301") == (["FBIS3-1", "FBIS3-27619"], [3.0, 2.138276])
+
+
+def test_a_regular_file_with_windows_line_ends_takes_the_fast_path(topics, tmp_path, monkeypatch):
+    from collections_app.importers import runs as runs_module
+
+    def no_line_by_line(self, first, block):
+        raise AssertionError("went line by line")
+
+    monkeypatch.setattr(runs_module._RunReader, "_slow", no_line_by_line)
+    path = write(tmp_path, "crlf.run", "301 Q0 d1 1 0.5 w\r\n301\tQ0\td2\t2\t0.7\tw\r\n302 Q0 d1 1 1e-3 w")
+    runs_import(collection=topics, sources=[path])
+    assert ranking("w", "301") == (["d2", "d1"], [0.7, 0.5])
+    assert ranking("w", "302") == (["d1"], [0.001])
