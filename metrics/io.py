@@ -486,22 +486,6 @@ def _joined_match(pattern: re.Pattern, texts: list[str]) -> bool:
     return re.fullmatch(f"(?:(?:{pattern.pattern})\n)*", "\n".join(texts) + "\n") is not None
 
 
-def scores_as_c_reads_them(texts: Sequence[str | bytes]) -> np.ndarray | None:
-    """Return the scores as C's atof reads whole tokens, or None if one is not such a number (see ``c_float``)."""
-    texts = [t.decode() if isinstance(t, bytes) else t for t in texts]
-    if _joined_match(_C_FLOAT, texts) and not any(c in t for t in texts for c in "xX("):
-        scores = np.array(texts, dtype=np.float64)
-        if not np.isinf(scores).any():
-            return scores
-    out = np.empty(len(texts), dtype=np.float64)
-    for i, t in enumerate(texts):
-        v = c_float(t)
-        if v is None:
-            return None
-        out[i] = v
-    return out
-
-
 def _scores(texts: list[str], lines: list[int] | None, path: str) -> np.ndarray:
     """Parse run scores as C's atof reads whole tokens; refuse any other token naming its line."""
     if _joined_match(_C_FLOAT, texts) and not any(c in t for t in texts for c in "xX("):
