@@ -7,7 +7,10 @@ then, in a fresh temporary SQLite database, times
   (a) runs_import of all files (one transaction),
   (b) pool_build(strategy="depth", depth=100) and the pure pooling functions alone,
 reports peak RSS of those steps, then times trectools (TrecRun for each file + TrecPoolMaker
-topX), checks the two pools are identical per topic and prints a table with ratios.
+topX), checks the two pools are identical per topic and prints a table with ratios: wall time,
+and CPU time of this process beside it (on a loaded machine wall time includes waiting for a
+core). Django runs with DEBUG off, as in production (DEBUG on keeps the text of every SQL
+statement, bulk inserts included); DEBUG=1 in the environment measures it with DEBUG on.
 
 Run: .venv/bin/python benchmarks/bench_pooling.py [--runs 100 --topics 50 --lines 1000 --depth 100]
 """
@@ -69,6 +72,9 @@ def bench_app(paths: list[Path], *, topics: int, depth: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="qs_bench_pool_"))
     os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qrelsmith.settings")
+    os.environ.setdefault("DEBUG", "0")
+    os.environ.setdefault("SECRET_KEY", "benchmark-only-secret")
+    os.environ.setdefault("ALLOWED_HOSTS", "localhost")
     import django
 
     django.setup()
@@ -85,12 +91,12 @@ def bench_app(paths: list[Path], *, topics: int, depth: int) -> dict:
         collection = collection_create(slug="bench", name="Bench")
         Topic.objects.bulk_create([Topic(collection=collection, qid=str(t + 1), title=f"t{t + 1}")
                                    for t in range(topics)])
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         summary = runs_import(collection=collection, sources=[str(p) for p in paths])
-        t_import = time.perf_counter() - start
-        start = time.perf_counter()
+        t_import, c_import = time.perf_counter() - start, time.process_time() - cpu
+        start, cpu = time.perf_counter(), time.process_time()
         pool = pool_build(collection=collection, name="depth", strategy="depth", depth=depth, exclude_judged=False)
-        t_pool = time.perf_counter() - start
+        t_pool, c_pool = time.perf_counter() - start, time.process_time() - cpu
         rss = peak_rss_mb()
 
         runs = sorted(collection.runs.all(), key=lambda run: run.tag)
@@ -104,7 +110,7 @@ def bench_app(paths: list[Path], *, topics: int, depth: int) -> dict:
         sets: dict[str, set[str]] = {}
         for qid, docno in pool.pairs.values_list("topic__qid", "docno"):
             sets.setdefault(qid, set()).add(docno)
-        return {"import": t_import, "pool": t_pool, "pure": t_pure, "rss_mb": rss, "pool_sets": sets,
+        return {"import": t_import, "pool": t_pool, "pure": t_pure, "cpu_import": c_import, "cpu_pool": c_pool, "rss_mb": rss, "pool_sets": sets,
                 "lines": summary.lines, "pairs": sum(len(s) for s in sets.values())}
     finally:
         from django.db import connections
@@ -116,14 +122,14 @@ def bench_app(paths: list[Path], *, topics: int, depth: int) -> dict:
 def bench_trectools(paths: list[Path], *, depth: int) -> dict:
     from trectools import TrecPoolMaker, TrecRun
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     runs = [TrecRun(str(p)) for p in paths]
-    t_load = time.perf_counter() - start
-    start = time.perf_counter()
+    t_load, c_load = time.perf_counter() - start, time.process_time() - cpu
+    start, cpu = time.perf_counter(), time.process_time()
     pool = TrecPoolMaker().make_pool(runs, strategy="topX", topX=depth)
-    t_pool = time.perf_counter() - start
+    t_pool, c_pool = time.perf_counter() - start, time.process_time() - cpu
     sets = {str(qid): {str(d) for d in docs} for qid, docs in pool.pool.items()}
-    return {"load": t_load, "pool": t_pool, "pool_sets": sets}
+    return {"load": t_load, "pool": t_pool, "cpu_load": c_load, "cpu_pool": c_pool, "pool_sets": sets}
 
 
 def main() -> int:
@@ -145,14 +151,17 @@ def main() -> int:
     same = app["pool_sets"] == ref["pool_sets"]
 
     app_total, ref_total = app["import"] + app["pool"], ref["load"] + ref["pool"]
+    app_cpu, ref_cpu = app["cpu_import"] + app["cpu_pool"], ref["cpu_load"] + ref["cpu_pool"]
     rows = [
-        ("load / import", f"{app['import']:.2f}", f"{ref['load']:.2f}", ref["load"] / app["import"]),
-        (f"depth-{args.depth} pool", f"{app['pool']:.2f}", f"{ref['pool']:.2f}", ref["pool"] / app["pool"]),
-        ("load + pool", f"{app_total:.2f}", f"{ref_total:.2f}", ref_total / app_total),
+        ("load / import", app["import"], ref["load"], app["cpu_import"], ref["cpu_load"]),
+        (f"depth-{args.depth} pool", app["pool"], ref["pool"], app["cpu_pool"], ref["cpu_pool"]),
+        ("load + pool", app_total, ref_total, app_cpu, ref_cpu),
     ]
-    print(f"{'step':<18}{'qrelsmith s':>13}{'trectools s':>13}{'speed-up':>10}")
-    for name, mine, theirs, ratio in rows:
-        print(f"{name:<18}{mine:>13}{theirs:>13}{ratio:>9.1f}×")
+    print(f"{'step':<18}{'qrelsmith s':>13}{'trectools s':>13}{'speed-up':>10}"
+          f"{'CPU ours s':>12}{'CPU theirs s':>14}{'CPU ratio':>11}")
+    for name, mine, theirs, cpu_mine, cpu_theirs in rows:
+        print(f"{name:<18}{mine:>13.2f}{theirs:>13.2f}{theirs / mine:>9.1f}×"
+              f"{cpu_mine:>12.2f}{cpu_theirs:>14.2f}{cpu_theirs / cpu_mine:>10.1f}×")
     print(f"pure pooling functions (depth + RRF + order, data in memory): {app['pure']:.2f} s")
     print(f"lines imported: {app['lines']}, pool pairs: {app['pairs']}, "
           f"peak RSS through import and pool: {app['rss_mb']:.0f} MB")

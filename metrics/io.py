@@ -20,11 +20,13 @@ __all__ = [
     "MetricsInputError",
     "Qrels",
     "Run",
+    "RunColumns",
     "qrels_from_dict",
     "read_qrels",
     "read_run",
     "run_from_dict",
     "run_from_arrays",
+    "run_columns",
 ]
 
 
@@ -59,6 +61,9 @@ def _row_hashes(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     h ^= h >> np.uint64(27)
     h *= _MIX_C
     return h ^ (h >> np.uint64(31))
+
+
+row_hashes = _row_hashes  # the run importer screens (topic, docno) repeats with it
 
 
 def _grown(arr: np.ndarray, size: int) -> np.ndarray:
@@ -481,22 +486,6 @@ def _joined_match(pattern: re.Pattern, texts: list[str]) -> bool:
     return re.fullmatch(f"(?:(?:{pattern.pattern})\n)*", "\n".join(texts) + "\n") is not None
 
 
-def scores_as_c_reads_them(texts: Sequence[str | bytes]) -> np.ndarray | None:
-    """Return the scores as C's atof reads whole tokens, or None if one is not such a number (see ``c_float``)."""
-    texts = [t.decode() if isinstance(t, bytes) else t for t in texts]
-    if _joined_match(_C_FLOAT, texts) and not any(c in t for t in texts for c in "xX("):
-        scores = np.array(texts, dtype=np.float64)
-        if not np.isinf(scores).any():
-            return scores
-    out = np.empty(len(texts), dtype=np.float64)
-    for i, t in enumerate(texts):
-        v = c_float(t)
-        if v is None:
-            return None
-        out[i] = v
-    return out
-
-
 def _scores(texts: list[str], lines: list[int] | None, path: str) -> np.ndarray:
     """Parse run scores as C's atof reads whole tokens; refuse any other token naming its line."""
     if _joined_match(_C_FLOAT, texts) and not any(c in t for t in texts for c in "xX("):
@@ -707,8 +696,43 @@ def _parse_ints(words: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
     return np.where(cols[0] == 0x2D, -out, out)
 
 
-def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
-    """Return the Run of a regular run file without a repeated docno, else None."""
+@dataclass
+class RunColumns:
+    """The columns of a regular run file (see ``run_columns``), one row per line in file order.
+
+    ``docno_words``/``docno_lengths`` hold each docno's bytes as zero-padded uint64 words
+    (what the vocabulary hashes); ``docnos()`` and ``tags()`` give them as bytes arrays.
+    """
+
+    qids: np.ndarray  # S<width>
+    docno_words: np.ndarray
+    docno_lengths: np.ndarray
+    scores: np.ndarray  # float64, as C's atof reads them
+    _buf: np.ndarray = field(repr=False)
+    _ends: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+    def docnos(self) -> np.ndarray:
+        return _strings(self.docno_words)
+
+    def tags(self) -> np.ndarray:
+        return _strings(_field(self._buf, self._ends[:, 4] + 1, self._ends[:, 5])[0])
+
+    def last_tag(self) -> str:
+        return self._buf[self._ends[-1, 4] + 1:self._ends[-1, 5]].tobytes().decode()
+
+
+def run_columns(raw: bytes) -> RunColumns | None:
+    """Split the bytes of a regular run file into columns without a loop over lines, else return None.
+
+    Regular: ASCII, every line exactly six fields separated by one space or tab, "\n" line
+    ends, no comment or blank lines, every score a number as C's atof reads it. The one
+    fast reader of the project: ``read_run`` here and the run importer
+    (``collections_app.importers.runs``) both use it, and both send anything else to their
+    line-by-line readers, which name the line of each problem.
+    """
     lines = _vector_lines(raw, 6)
     if lines is None:
         return None
@@ -718,8 +742,17 @@ def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
         return None
     qids = _strings(_field(buf, starts, ends[:, 0])[0])
     docnos, lengths = _field(buf, ends[:, 1] + 1, ends[:, 2])
+    return RunColumns(qids, docnos, lengths, scores, buf, ends)
+
+
+def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
+    """Return the Run of a regular run file without a repeated docno, else None."""
+    columns = run_columns(raw)
+    if columns is None:
+        return None
+    qids, docnos, lengths, scores = columns.qids, columns.docno_words, columns.docno_lengths, columns.scores
     if tag is None:
-        tag = buf[ends[-1, 4] + 1:ends[-1, 5]].tobytes().decode()  # trec_eval keeps the last line's tag
+        tag = columns.last_tag()  # trec_eval keeps the last line's tag
     bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
     firsts = qids[np.concatenate(([0], bounds))]
     if len(np.unique(firsts)) != len(firsts):  # a topic's lines are not contiguous: group them

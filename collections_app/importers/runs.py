@@ -1,12 +1,14 @@
 """Parse and validate TREC run files (``qid Q0 docno rank score tag``) into packed rankings.
 
 Speed matters: a campaign uploads 5M lines. Files are read in 4 MB blocks of whole
-lines. A block is checked for UTF-8 once; then, if every line has exactly six columns
-(counted with numpy over the raw bytes), one ``bytes.split`` and a few numpy calls
-parse the whole block. Any block with something unusual (a comment, a wrong column
-count, a second tag, an unknown topic, a bad score) is re-read line by line, which
-is what names the exact line of each problem. Rankings are sorted in trec_eval order
-and packed by ``collections_app.runstore``.
+lines. A regular block (ASCII, six single-separated fields a line, atof-readable
+scores) is split into columns by ``metrics.io.run_columns``, the reader ``python -m
+metrics`` uses, and the identifier rule is checked over its distinct qids and tag.
+Any block with something unusual (a comment, extra fields, a second tag, an unknown
+topic, a bad score, non-ASCII text) is re-read line by line, which is what names the
+exact line of each problem. The whole run is then ordered as trec_eval ranks
+(``runstore.trec_order``'s order) in one sort and packed per topic by
+``collections_app.runstore``.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from collections_app import runstore
 from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.identifiers import identifier_problem
 from collections_app.importers.sources import Source, decode_block
-from metrics.io import c_float, scores_as_c_reads_them
+from metrics.io import c_float, row_hashes, run_columns
 
 COLUMNS = 6
 MAX_DOCNO = 255  # PoolPair.docno and QrelsEntry.docno hold at most this many characters
@@ -49,13 +51,13 @@ class ParsedRun:
 
 
 class _RunReader:
-    """Accumulate one file's lines per topic as numpy chunks (docnos, scores, line numbers)."""
+    """Accumulate one file's data lines as flat numpy chunks (qids, docnos, scores, line numbers)."""
 
     def __init__(self, name: str, topics: dict[bytes, int], problems: ProblemList) -> None:
         self.name = name
         self.topics = topics
         self.problems = problems
-        self.chunks: dict[bytes, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self.tag: bytes | None = None
         self.tag_line = 0
         self.mixed_reported = False
@@ -67,64 +69,59 @@ class _RunReader:
             self._slow(first, block)
 
     def _fast(self, first: int, block: bytes) -> bool:
-        """Parse a block without a Python loop over lines; return False to ask for the slow path."""
-        if block.startswith(b"#") or b"\n#" in block:
+        """Parse a regular block with ``metrics.io.run_columns``; return False to ask for the line-by-line path.
+
+        ``run_columns`` takes only ASCII blocks without control characters other than tab and
+        newline, six single-separated fields a line and atof-readable scores. On such bytes
+        the identifier rule reduces to lengths (no whitespace or control characters can be
+        inside a field, DEL aside) and the run tag's URL characters, checked here over the
+        distinct values rather than per line. Anything else goes line by line, so every
+        problem is reported exactly as that path words it.
+        """
+        if b"\r" in block:  # Windows line ends: a "\r" before "\n" is whitespace to bytes.split() too
+            block = block.replace(b"\r\n", b"\n")
+        columns = run_columns(block)
+        if columns is None or b"\x7f" in block:  # DEL is a control character under the identifier rule
             return False
-        raw = np.frombuffer(block, dtype=np.uint8)
-        # control characters (NUL ...) and non-ASCII text, which may hold Unicode format characters:
-        # the slow path checks every identifier against the one rule and names the line
-        if ((raw < 9) | ((raw > 13) & (raw < 32)) | (raw >= 127)).any():
+        scores = columns.scores
+        if not np.isfinite(scores).all():
             return False
-        # bytes.split() splits on exactly these: space and \t \n \v \f \r (9..13).
-        space = (raw == 32) | ((raw >= 9) & (raw <= 13))
-        starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
-        newlines = np.flatnonzero(raw == 10)
-        per_line = np.bincount(np.searchsorted(newlines, starts), minlength=len(newlines) + 1)
-        if not np.all((per_line == COLUMNS) | (per_line == 0)):
+        if columns.docno_lengths.max() > MAX_DOCNO:
             return False
-        tokens = block.split()
-        if len(tokens) != len(starts):  # cannot happen with the whitespace set above; stay safe
-            return False
-        tags = tokens[5::COLUMNS]
+        tags = columns.tags()
         if self.tag is None:
             if identifier_problem(tags[0].decode(), "run tag") is not None:
                 return False
-            self.tag, self.tag_line = tags[0], first + int(np.flatnonzero(per_line)[0])
-        if tags.count(self.tag) != len(tags):
+            self.tag, self.tag_line = tags[0], first
+        if not (tags == self.tag).all():
             return False
-        scores = scores_as_c_reads_them(tokens[4::COLUMNS])  # as trec_eval's atof: no "1_000", no overflow
-        if scores is None or not np.isfinite(scores).all():
-            return False
-        qids = np.array(tokens[0::COLUMNS], dtype=bytes)
-        unique, inverse = np.unique(qids, return_inverse=True)
-        if any(qid not in self.topics for qid in unique.tolist()):
-            return False
-        docnos = np.array(tokens[2::COLUMNS], dtype=bytes)
-        if docnos.dtype.itemsize > MAX_DOCNO:
-            return False
-        line_numbers = first + np.flatnonzero(per_line)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.cumsum(np.bincount(inverse, minlength=len(unique)))[:-1]
-        for qid, part in zip(unique.tolist(), np.split(order, bounds)):
-            self.chunks.setdefault(qid, []).append((docnos[part], scores[part], line_numbers[part]))
+        qids = columns.qids
+        starts = np.concatenate(([0], np.flatnonzero(qids[1:] != qids[:-1]) + 1))
+        for qid in set(qids[starts].tolist()):
+            if qid not in self.topics or identifier_problem(qid.decode(), "qid") is not None:
+                return False
+        self.chunks.append((qids, columns.docnos(), scores, first + np.arange(len(qids))))
         self.lines += len(qids)
         return True
 
     def _slow(self, first: int, block: bytes) -> None:
         """Read a block line by line, reporting each problem with its line number."""
         name, problems = self.name, self.problems
-        per_topic: dict[bytes, tuple[list, list, list]] = {}
+        qids: list[bytes] = []
+        docnos: list[bytes] = []
+        scores: list[float] = []
+        line_numbers: list[int] = []
         line_no = first - 1
         for line in block.split(b"\n"):
             line_no += 1
             if line[:1] == b"#":  # trec_eval 10 skips comment lines; '#' elsewhere is data
                 continue
             parts = line.split()
-            if len(parts) != COLUMNS:
+            if len(parts) < COLUMNS:  # as trec_eval 10: fields after the sixth are ignored
                 if parts:
                     problems.add(name, line_no, f"expected 6 columns (qid Q0 docno rank score tag), found {len(parts)}")
                 continue
-            qid, _q0, docno, _rank, score_text, run_tag = parts
+            qid, _q0, docno, _rank, score_text, run_tag = parts[:COLUMNS]
             self.lines += 1
             if run_tag != self.tag:
                 if self.tag is None:
@@ -157,13 +154,13 @@ class _RunReader:
                     self.unknown_reported.add(qid)
                     problems.add(name, line_no, f"unknown topic {qid.decode()!r}", code="unknown_topic")
                 continue
-            entry = per_topic.setdefault(qid, ([], [], []))
-            entry[0].append(docno)
-            entry[1].append(score)
-            entry[2].append(line_no)
-        for qid, (docnos, scores, line_numbers) in per_topic.items():
-            self.chunks.setdefault(qid, []).append(
-                (np.array(docnos, dtype=bytes), np.array(scores, dtype=np.float64), np.array(line_numbers)))
+            qids.append(qid)
+            docnos.append(docno)
+            scores.append(score)
+            line_numbers.append(line_no)
+        if qids:
+            self.chunks.append((np.array(qids, dtype=bytes), np.array(docnos, dtype=bytes),
+                                np.array(scores, dtype=np.float64), np.array(line_numbers, dtype=np.int64)))
 
 
 def parse_run(source: Source, *, topics: dict[bytes, int], problems: ProblemList,
@@ -172,35 +169,93 @@ def parse_run(source: Source, *, topics: dict[bytes, int], problems: ProblemList
 
     ``topics`` maps each collection qid (UTF-8 bytes) to its Topic id. Lines starting
     with ``#`` are skipped as trec_eval 10 does; ``#`` elsewhere is data. Blank lines
-    are skipped.
+    are skipped, and so are fields after the sixth (trec_eval reads six).
     """
     name = source.name
     before = problems.count
     reader = _RunReader(name, topics, problems)
     for first, block in source.read_blocks():
-        decode_block(name, first, block)  # raises on bad UTF-8, naming the line
         if first == 1 and block.startswith(b"\xef\xbb\xbf"):
             block = block[3:]  # a UTF-8 byte-order mark is not part of the first qid
+        if not block.isascii():
+            decode_block(name, first, block)  # raises on bad UTF-8, naming the line
         reader.block(first, block)
         if progress is not None:
             progress(source.consumed)
     if reader.lines == 0 and problems.count == before:
         raise fail(name, None, "the file has no run lines", code="empty_file")
     run = ParsedRun(tag=(reader.tag or b"").decode(), source_name=name, checksum=source.checksum(), lines=reader.lines)
-    distinct: list[np.ndarray] = []
-    for qid, chunks in reader.chunks.items():
-        if len(chunks) == 1:
-            docnos, scores, line_numbers = chunks[0]
-        else:
-            docnos, scores, line_numbers = (np.concatenate([chunk[i] for chunk in chunks]) for i in range(3))
-        ranking = _pack_topic(name, qid, docnos, scores, line_numbers, problems)
+    if not reader.chunks:
+        return None
+    qids, docnos, scores, line_numbers = (
+        reader.chunks[0][i] if len(reader.chunks) == 1 else np.concatenate([chunk[i] for chunk in reader.chunks])
+        for i in range(4))
+    reader.chunks.clear()
+    # A file with problems already fails; still name each repeated docno, as the per-topic path does.
+    rankings = None if problems.count > before else _pack_run(qids, docnos, scores, topics)
+    if rankings is None:  # a docno may repeat within a topic: find and name each repeat
+        rankings = _pack_per_topic(name, qids, docnos, scores, line_numbers, topics, problems)
+    if problems.count > before:
+        return None
+    run.rankings = rankings
+    run.docnos = np.unique(docnos)
+    return run
+
+
+def _topic_index(qids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the distinct qids (sorted) and each line's index into them; runs list a topic's lines together."""
+    starts = np.concatenate(([0], np.flatnonzero(qids[1:] != qids[:-1]) + 1))
+    distinct, inverse = np.unique(qids[starts], return_inverse=True)
+    return distinct, np.repeat(inverse, np.diff(np.append(starts, len(qids))))
+
+
+def _pack_run(qids: np.ndarray, docnos: np.ndarray, scores: np.ndarray,
+              topics: dict[bytes, int]) -> list[PackedRanking] | None:
+    """Sort every topic in trec_eval order and pack it; None if a docno may repeat within a topic.
+
+    One sort for the whole run: topic, then score descending on numbers; docnos are compared
+    (descending, byte-wise, as ``runstore.trec_order``) only inside groups of tied scores, which
+    keeps string sorting off the common path. Repeats are screened with 64-bit hashes of
+    (topic, docno); a hash match sends the run to ``_pack_per_topic``, which checks exactly.
+    """
+    distinct, topic = _topic_index(qids)
+    width = -(-docnos.dtype.itemsize // 8) * 8
+    words = np.ascontiguousarray(docnos, dtype=f"S{width}").view(np.uint64).reshape(len(docnos), width // 8)
+    keys = row_hashes(words, np.full(len(docnos), width)) ^ (topic.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    keys.sort()
+    if (keys[1:] == keys[:-1]).any():
+        return None
+    order = np.lexsort((scores, -topic))[::-1]  # topic ascending, score descending
+    ranked_topic, ranked_score = topic[order], scores[order]
+    tied = (ranked_topic[1:] == ranked_topic[:-1]) & (ranked_score[1:] == ranked_score[:-1])
+    if tied.any():
+        at = np.flatnonzero(np.concatenate((tied, [False])) | np.concatenate(([False], tied)))
+        rows = order[at]
+        order[at] = rows[np.lexsort((docnos[rows], scores[rows], -topic[rows]))[::-1]]
+    docnos, scores = docnos[order], scores[order]
+    bounds = np.cumsum(np.bincount(topic, minlength=len(distinct)))
+    rankings = []
+    for qid, a, b in zip(distinct.tolist(), [0, *bounds[:-1].tolist()], bounds.tolist()):
+        docno_blob, score_blob = runstore.pack(docnos[a:b], scores[a:b])
+        rankings.append(PackedRanking(topic_id=topics[qid], length=b - a, docnos=docno_blob, scores=score_blob))
+    return rankings
+
+
+def _pack_per_topic(name: str, qids: np.ndarray, docnos: np.ndarray, scores: np.ndarray, line_numbers: np.ndarray,
+                    topics: dict[bytes, int], problems: ProblemList) -> list[PackedRanking]:
+    """Check and pack topic by topic, naming the line of every repeated docno."""
+    distinct, topic = _topic_index(qids)
+    order = np.argsort(topic, kind="stable")  # file order within each topic
+    parts = np.split(order, np.cumsum(np.bincount(topic, minlength=len(distinct)))[:-1])
+    _, first = np.unique(topic, return_index=True)
+    rankings = []
+    for t in np.argsort(first).tolist():  # topics in order of first appearance, as problems were always listed
+        qid, part = distinct[t], parts[t]
+        ranking = _pack_topic(name, qid, docnos[part], scores[part], line_numbers[part], problems)
         if ranking is not None:
             ranking.topic_id = topics[qid]
-            run.rankings.append(ranking)
-            distinct.append(docnos)
-    if distinct:
-        run.docnos = np.unique(np.concatenate(distinct))
-    return None if problems.count > before else run
+            rankings.append(ranking)
+    return rankings
 
 
 def _pack_topic(name: str, qid: bytes, docnos: np.ndarray, scores: np.ndarray, line_numbers: np.ndarray,

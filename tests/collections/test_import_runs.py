@@ -1,6 +1,7 @@
 import io
 import random
 
+import numpy as np
 import pytest
 
 from collections_app import runstore
@@ -77,6 +78,8 @@ def test_uploaded_file_objects_are_accepted(topics):
     ("301 Q0 d1 1 1.0 team/run1\n", 1, "run tag 'team/run1' contains '/'"),
     ("301 Q0 d1 1 1.0 t\n301 Q0 d\x002 2 0.5 t\n", 2, "contains a control character (U+0000)"),
     ("301 Q0 d1 1 1.0 t\n301 Q0 d\u200b2 2 0.5 t\n", 2, "contains a control character (U+200B)"),
+    ("301 Q0 d1 1 1.0 t\n301 Q0 d\x7f2 2 0.5 t\n", 2, "contains a control character (U+007F)"),
+    ("301 Q0 d1 1 1.0 t\n301\tQ0\td2\t2\t0.5\tt/x\n", 2, "tag 't/x' differs from tag 't'"),
     ("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 1_000 t\n", 2, "score '1_000' is not a number"),
     ("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 1e999 t\n", 2, "score '1e999' is not a number"),
     ("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 \u0661 t\n", 2, "score '\u0661' is not a number"),
@@ -205,3 +208,132 @@ def test_windows_line_endings_and_tabs_are_accepted(topics, tmp_path):
     path = write(tmp_path, "crlf.run", "301\tQ0\td1\t1\t0.5\tw\r\n301 Q0 d2 2 0.7 w\r\n")
     runs_import(collection=topics, sources=[path])
     assert ranking("w", "301") == (["d2", "d1"], [0.7, 0.5])
+
+
+# --- the fast path (metrics.io.run_columns) and the line-by-line path store the same rankings ---
+
+def _messy_rows(rng: random.Random, qids: list[str]) -> list[tuple[str, str, str]]:
+    """(qid, docno, score text): topics interleaved, many tied scores, exponents, signs, -0."""
+    forms = [lambda v: str(v), lambda v: f"{v:e}", lambda v: f"{v:E}", lambda v: str(v) if str(v).startswith("-") else f"+{v}",
+             lambda v: f"{v:.3f}", lambda v: str(int(v)) if v == int(v) else repr(v)]
+    rows = []
+    for qid in qids:
+        for n in rng.sample(range(400), rng.randint(1, 60)):
+            value = rng.choice([float(rng.randint(-3, 3)), rng.randint(-50, 50) / 8, rng.uniform(-1e3, 1e3), -0.0])
+            rows.append((qid, f"D{n:03d}-{rng.choice('abc#')}", rng.choice(forms)(value)))
+    rng.shuffle(rows)
+    return rows
+
+
+def _render(rows, tag: str, *, rng: random.Random | None = None) -> str:
+    """Regular text, or (with ``rng``) tabs, repeated spaces, extra trailing fields, comments and blank lines."""
+    lines = []
+    for rank, (qid, docno, score) in enumerate(rows, 1):
+        fields = [qid, "Q0", docno, str(rank), score, tag]
+        if rng is None:
+            lines.append(" ".join(fields) + "\n")
+            continue
+        if rng.random() < 0.3:
+            fields += ["more", "junk", "at"][: rng.randint(1, 3)]
+        seps = [rng.choice([" ", "\t", "  ", " \t"]) for _ in fields[1:]]
+        lines.append(fields[0] + "".join(s + f for s, f in zip(seps, fields[1:])) + rng.choice(["\n", " \n", "\r\n"]))
+        if rng.random() < 0.05:
+            lines.append(rng.choice(["# a comment\n", "\n", "   \n"]))
+    return "".join(lines)
+
+
+def _stored(tag: str, qids) -> dict:
+    return {qid: ranking(tag, qid) for qid in qids if RunRanking.objects.filter(run__tag=tag, topic__qid=qid).exists()}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_and_line_by_line_paths_store_identical_rankings_on_messy_runs(collection, tmp_path, monkeypatch, seed):
+    from collections_app.importers import runs as runs_module
+    from collections_app.importers import sources
+
+    qids = ["301", "302", "303", "10", "9"]
+    add_topics(collection, *qids)
+    rng = random.Random(seed)
+    rows = _messy_rows(rng, qids)
+    if seed % 2:
+        monkeypatch.setattr(sources, "BLOCK", 256)  # many blocks: per-block results must join up
+    regular = write(tmp_path, "fast.run", _render(rows, "fast"))
+    forced = write(tmp_path, "line.run", _render(rows, "line"))
+    messy = write(tmp_path, "messy.run", _render(rows, "messy", rng=rng))
+
+    real_fast = runs_module._RunReader._fast
+    fast_blocks = []
+
+    def counting_fast(self, first, block):
+        took = real_fast(self, first, block)
+        fast_blocks.append(took)
+        return took
+
+    monkeypatch.setattr(runs_module._RunReader, "_fast", counting_fast)
+    runs_import(collection=collection, sources=[regular])
+    assert fast_blocks and all(fast_blocks)  # the regular file never went line by line
+    fast_blocks.clear()
+    runs_import(collection=collection, sources=[messy])
+    assert not any(fast_blocks)  # tabs doubled, extra fields, comments, CRLF: all line by line
+    monkeypatch.setattr(runs_module._RunReader, "_fast", lambda self, first, block: False)
+    runs_import(collection=collection, sources=[forced])
+
+    expected = {}
+    for qid in qids:  # trec_eval order: score descending, ties by docno descending (byte-wise)
+        mine = sorted(((float(s), d) for q, d, s in rows if q == qid), key=lambda x: (x[0], x[1].encode()), reverse=True)
+        if mine:
+            expected[qid] = ([d for _s, d in mine], [s for s, _d in mine])
+    assert _stored("fast", qids) == expected
+    assert _stored("line", qids) == expected
+    assert _stored("messy", qids) == expected
+    for tag in ("fast", "line", "messy"):
+        assert Run.objects.get(tag=tag).num_lines == len(rows)
+
+
+def test_whole_run_sort_equals_the_per_topic_trec_order(topics):
+    from collections_app.importers import runs as runs_module
+    from collections_app.importers.errors import ProblemList
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    qids = np.array([b"301", b"302", b"1", b"20"])[rng.integers(0, 4, n)]
+    docnos = np.array([f"d{i}".encode() for i in rng.permutation(n)])
+    scores = rng.integers(-5, 5, n).astype(float) / 2  # heavy ties
+    topic_ids = {b"301": 1, b"302": 2, b"1": 3, b"20": 4}
+    whole = runs_module._pack_run(qids, docnos, scores, topic_ids)
+    problems = ProblemList()
+    per_topic = runs_module._pack_per_topic("x.run", qids, docnos, scores, np.arange(1, n + 1), topic_ids, problems)
+    assert not problems
+    as_dict = {r.topic_id: (r.length, runstore.unpack_docnos(r.docnos), r.scores) for r in whole}
+    assert as_dict == {r.topic_id: (r.length, runstore.unpack_docnos(r.docnos), r.scores) for r in per_topic}
+    assert sum(r.length for r in whole) == n
+
+
+def test_a_repeated_docno_is_named_even_when_the_run_is_sorted_whole(topics):
+    from collections_app.importers import runs as runs_module
+
+    qids = np.array([b"301", b"302", b"301"])
+    docnos = np.array([b"a", b"a", b"a"])
+    assert runs_module._pack_run(qids, docnos, np.array([1.0, 2.0, 3.0]), {b"301": 1, b"302": 2}) is None
+    assert runs_module._pack_run(qids[:2], docnos[:2], np.array([1.0, 2.0]), {b"301": 1, b"302": 2}) is not None
+
+
+def test_extra_trailing_fields_are_ignored_as_trec_eval_ignores_them(topics, tmp_path):
+    path = write(tmp_path, "trunc.run", "301 Q0 FBIS3-27619 99 2.138276 STANDARD more junk at\n"
+                                        "301 Q0 FBIS3-1 100 3 STANDARD\n")
+    summary = runs_import(collection=topics, sources=[path])
+    assert summary.lines == 2
+    assert ranking("STANDARD", "301") == (["FBIS3-1", "FBIS3-27619"], [3.0, 2.138276])
+
+
+def test_a_regular_file_with_windows_line_ends_takes_the_fast_path(topics, tmp_path, monkeypatch):
+    from collections_app.importers import runs as runs_module
+
+    def no_line_by_line(self, first, block):
+        raise AssertionError("went line by line")
+
+    monkeypatch.setattr(runs_module._RunReader, "_slow", no_line_by_line)
+    path = write(tmp_path, "crlf.run", "301 Q0 d1 1 0.5 w\r\n301\tQ0\td2\t2\t0.7\tw\r\n302 Q0 d1 1 1e-3 w")
+    runs_import(collection=topics, sources=[path])
+    assert ranking("w", "301") == (["d2", "d1"], [0.7, 0.5])
+    assert ranking("w", "302") == (["d1"], [0.001])
