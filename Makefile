@@ -21,6 +21,8 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(VENV)/bin/pyth
 	$(PIP) install -q -r requirements-dev.txt
 	touch $(VENV)/.installed-run $@
 
+# Local development is explicit: DEBUG on and the public development key (never served by gunicorn).
+run: export QRELSMITH_DEV ?= 1
 run: $(VENV)/.installed-run
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_setup
@@ -35,6 +37,7 @@ test: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 
+check: export QRELSMITH_DEV ?= 1
 check: $(VENV)/.installed-dev
 	$(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
