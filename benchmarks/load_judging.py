@@ -432,7 +432,8 @@ def main() -> int:
             elapsed = time.monotonic() - started
             if elapsed > args.duration:
                 stop.set()
-            done = progress[0] / expected if args.mode == "saturation" else elapsed / args.duration
+            # Faults fire at a share of the work done or of the time bound, whichever comes first.
+            done = max(progress[0] / expected if args.mode == "saturation" else 0.0, elapsed / args.duration)
             while plan and done >= plan[0][0]:
                 _, fault = plan.pop(0)
                 faults.append(f"{elapsed:6.1f} s: {fault()}")
