@@ -126,7 +126,7 @@ class _Heartbeat:
 
     def stop(self) -> None:
         self.stopped.set()
-        self.thread.join(timeout=30)
+        self.thread.join(timeout=5)  # a beat blocked on a lock must not hold up the job's end
 
     def _beat(self) -> None:
         interval = settings.JOB_HEARTBEAT_SECONDS
