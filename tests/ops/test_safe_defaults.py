@@ -39,7 +39,8 @@ def test_the_dev_key_debug_and_missing_static_are_each_refused(tmp_path, monkeyp
 
 def run_python(code: str, **env) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items()
-             if k not in ("QRELSMITH_DEV", "DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "QRELSMITH_ALLOW_INSECURE")}
+             if k not in ("QRELSMITH_DEV", "DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "QRELSMITH_ALLOW_INSECURE",
+                          "DJANGO_ALLOW_ASYNC_UNSAFE")}  # the browser tests set the last one for their own process
     clean.update(env)
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True,
                           timeout=120)
