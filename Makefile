@@ -21,6 +21,8 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(VENV)/bin/pyth
 	$(PIP) install -q -r requirements-dev.txt
 	touch $(VENV)/.installed-run $@
 
+# Local development is explicit: DEBUG on and the public development key (never served by gunicorn).
+run: export QRELSMITH_DEV ?= 1
 run: $(VENV)/.installed-run
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_setup
@@ -35,6 +37,7 @@ test: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 
+check: export QRELSMITH_DEV ?= 1
 check: $(VENV)/.installed-dev
 	$(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
@@ -46,3 +49,33 @@ bench: $(VENV)/.installed-dev
 
 clean-db:
 	rm -f db.sqlite3 db.sqlite3-wal db.sqlite3-shm
+
+# --- make prod: the production shape on one machine (docs/deployment.md) --------------------------
+# migrate, collectstatic, gunicorn (WEB_WORKERS) on PostgreSQL, two RQ task workers on Redis and the
+# reaper, all from environment variables; Ctrl-C or SIGTERM stops every process. SECRET_KEY must be
+# set; a TLS proxy in front terminates HTTPS (hence SECURE_SSL_REDIRECT=0 here by default).
+WEB_WORKERS ?= 4
+TASK_WORKERS ?= 2
+.PHONY: prod
+prod: export DEBUG ?= 0
+prod: export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/qrelsmith
+prod: export DB_CONN_MAX_AGE ?= 60
+prod: export TASKS_BACKEND ?= rq
+prod: export REDIS_URL ?= redis://127.0.0.1:6379/0
+prod: export CACHE_URL ?= redis://127.0.0.1:6379/1
+prod: export STATIC_ROOT ?= $(CURDIR)/staticfiles
+prod: export SECURE_SSL_REDIRECT ?= 0
+prod: export ALLOWED_HOSTS ?= $(HOST),localhost
+prod: $(VENV)/.installed-run
+	@test -n "$$SECRET_KEY" || { echo "make prod: set SECRET_KEY (e.g. export SECRET_KEY=\$$(openssl rand -base64 48))"; exit 1; }
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v0
+	@echo "Serving on http://$(HOST):$(PORT)/ with $(WEB_WORKERS) web workers, $(TASK_WORKERS) task workers and the reaper"
+	@trap 'kill $$(jobs -p) 2>/dev/null; wait' EXIT INT TERM; \
+	for i in $$(seq $(TASK_WORKERS)); do \
+	  $(PY) manage.py rqworker default --job-class django_tasks_rq.Job --with-scheduler & \
+	done; \
+	$(PY) manage.py reap --loop 30 & \
+	$(VENV)/bin/gunicorn qrelsmith.wsgi --workers $(WEB_WORKERS) --bind $(HOST):$(PORT) --timeout 60 \
+	  --graceful-timeout 30 --max-requests 5000 --max-requests-jitter 500 --access-logfile - & \
+	wait

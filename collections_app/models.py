@@ -300,6 +300,14 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Written every few seconds by the worker running the job; the reaper "
+        "fails or retries a running job whose heartbeat stopped (its worker died)."
+    )
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid of the worker that last ran the job.")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    history = models.JSONField(default=list, blank=True, help_text="What happened to the job besides its outcome, "
+                               "one line each (a worker lost, a retry).")
 
     class Meta:
         ordering = ["-created_at", "-id"]

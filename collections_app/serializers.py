@@ -110,7 +110,7 @@ class JobSerializer(serializers.ModelSerializer):
         model = Job
         fields = ["id", "collection", "kind", "status", "parameters", "file_names", "progress_done",
                   "progress_total", "percent", "result", "errors", "error_code", "created_at",
-                  "started_at", "finished_at"]
+                  "started_at", "finished_at", "heartbeat_at", "attempts", "history"]
 
     def get_file_names(self, obj: Job) -> list[str]:
         return [entry["name"] for entry in obj.files]

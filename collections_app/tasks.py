@@ -4,19 +4,29 @@ A request calls ``job_start``: it saves the uploaded files to default storage (s
 another host can read them when MEDIA_ROOT is shared), records a ``Job`` row and enqueues
 ``job_run`` through Django's tasks API (django-tasks). The task calls the same services the
 management commands call, storing progress, then the result or the readable problems.
+
+Jobs survive their workers: while a job runs, a thread writes ``Job.heartbeat_at`` every
+JOB_HEARTBEAT_SECONDS. ``jobs_reap`` (run by ``manage.py reap`` beside the workers) finds running
+jobs whose heartbeat stopped: an import (all-or-nothing, so its transaction died with the worker)
+is queued once more, which either imports the file or is refused as already imported, and
+anything else, or a second loss, ends failed with the reason on the job page.
 """
 from __future__ import annotations
 
 import logging
 import os
+import socket
+import threading
 import time
 import uuid
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connection, connections
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 from django_tasks import task
@@ -26,6 +36,7 @@ from collections_app.services import imports
 from collections_app.services.pools import pool_build, pool_deepen
 
 logger = logging.getLogger(__name__)
+audit = logging.getLogger("qrelsmith.audit")
 
 # Progress is written at most this often: a row update per parsed line would dominate the import.
 PROGRESS_INTERVAL_SECONDS = 0.5
@@ -71,7 +82,15 @@ def job_run(job_id: int) -> str:
     problems listed; the uploaded files are removed either way.
     """
     job = Job.objects.select_related("collection", "created_by").get(pk=job_id)
-    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now())
+    now = timezone.now()
+    claimed = Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(
+        status=Job.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker_name(), attempts=job.attempts + 1,
+    )
+    if not claimed:  # a duplicate delivery, or the reaper already ended the job: nothing to do
+        logger.warning("Job %s is %s, not queued; skipped", job.pk, job.status)
+        return job.status
+    heartbeat = _Heartbeat(job.pk)
+    heartbeat.start()
     try:
         result = _perform(job)
     except Exception as exc:  # noqa: BLE001 - every failure must end up on the job row
@@ -86,9 +105,116 @@ def job_run(job_id: int) -> str:
             status=Job.Status.SUCCEEDED, result=result, finished_at=timezone.now()
         )
     finally:
+        heartbeat.stop()
         _remove_files(job)
     job.refresh_from_db()
     return job.status
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"[:200]
+
+
+class _Heartbeat:
+    """Write the job's heartbeat from a thread (its own database connection) until stopped."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"job-{job_id}-heartbeat", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=5)  # a beat blocked on a lock must not hold up the job's end
+
+    def _beat(self) -> None:
+        interval = settings.JOB_HEARTBEAT_SECONDS
+        try:
+            while not self.stopped.wait(interval):
+                try:
+                    Job.objects.filter(pk=self.job_id, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
+                except Exception:  # noqa: BLE001 - a missed beat is retried; the job itself goes on
+                    logger.warning("Job %s: heartbeat not written", self.job_id, exc_info=True)
+                    close_old_connections()
+        finally:
+            connection.close()
+
+
+# Imports are all-or-nothing: a worker that died mid-import left nothing behind, so one retry is safe.
+RETRYABLE_KINDS = frozenset({Job.Kind.TOPICS, Job.Kind.DOCUMENTS, Job.Kind.RUNS, Job.Kind.QRELS})
+MAX_ATTEMPTS = 2
+
+
+def jobs_reap(*, now=None) -> dict[str, int]:
+    """Fail or retry running jobs whose worker died (heartbeat older than JOB_STALE_SECONDS).
+
+    Returns {"retried": n, "failed": n}. Each decision is a conditional update on the stale
+    row, so two reapers (or a worker that was only slow and beats again) cannot both act on it.
+    """
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
+    counts = {"retried": 0, "failed": 0}
+    stale = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff)
+    for job in stale:
+        seen = timezone.localtime(job.heartbeat_at).strftime("%Y-%m-%d %H:%M:%S %Z")
+        lost = f"The worker running this job ({job.worker or 'unknown'}) stopped; last heartbeat {seen}."
+        mine = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING, heartbeat_at=job.heartbeat_at)
+        can_retry = job.kind in RETRYABLE_KINDS and job.attempts < MAX_ATTEMPTS and _files_exist(job)
+        if can_retry:
+            history = [*job.history, f"{lost} Nothing was imported (imports are all-or-nothing); queued again."]
+            if mine.update(status=Job.Status.QUEUED, history=history, progress_done=0, heartbeat_at=None):
+                result = job_run.enqueue(job.pk)
+                Job.objects.filter(pk=job.pk).update(task_id=str(result.id))
+                audit.warning("job %s (%s) lost its worker %s; retried", job.pk, job.kind, job.worker)
+                counts["retried"] += 1
+            continue
+        if job.kind in RETRYABLE_KINDS:
+            reason = f"{lost} Nothing was imported (imports are all-or-nothing); upload the file again."
+        else:
+            reason = f"{lost} Start it again."
+        if mine.update(status=Job.Status.FAILED, error_code="worker_lost", errors=[reason],
+                       history=[*job.history, reason], finished_at=now):
+            _remove_files(job)
+            audit.warning("job %s (%s) lost its worker %s; failed", job.pk, job.kind, job.worker)
+            counts["failed"] += 1
+    return counts
+
+
+def uploads_orphaned_remove(*, older_than: timedelta = timedelta(hours=24)) -> int:
+    """Delete upload folders that no unfinished job refers to (left by a job whose files were never cleaned).
+
+    Only local storage has folders to walk; returns how many files were removed.
+    """
+    try:
+        root = default_storage.path("uploads")
+    except NotImplementedError:
+        return 0
+    if not os.path.isdir(root):
+        return 0
+    wanted = {entry["path"] for files in Job.objects.exclude(status__in=[Job.Status.SUCCEEDED, Job.Status.FAILED])
+              .values_list("files", flat=True) for entry in files}
+    limit = time.time() - older_than.total_seconds()
+    removed = 0
+    for folder, _dirs, names in os.walk(root, topdown=False):
+        for name in names:
+            full = os.path.join(folder, name)
+            relative = os.path.relpath(full, default_storage.path(""))
+            if relative not in wanted and os.path.getmtime(full) < limit:
+                os.remove(full)
+                removed += 1
+        if folder != root:
+            try:
+                os.rmdir(folder)  # only succeeds once empty
+            except OSError:
+                pass
+    return removed
+
+
+def _files_exist(job: Job) -> bool:
+    return bool(job.files) and all(default_storage.exists(entry["path"]) for entry in job.files)
 
 
 def _perform(job: Job) -> dict:

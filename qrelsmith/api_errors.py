@@ -5,6 +5,7 @@ clients can show them next to the inputs.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -15,6 +16,13 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from qrelsmith.errors import ProblemsError
+
+logger = logging.getLogger("django.request")
+
+
+def _view_name(context: dict[str, Any]) -> str:
+    view = context.get("view")
+    return type(view).__name__ if view is not None else "an API view"
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -39,7 +47,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"detail": " ".join(exc.messages), "code": code}, status=status.HTTP_400_BAD_REQUEST)
     response = drf_exception_handler(exc, context)
     if response is None:
-        return None
+        # Anything else is a server error: still the API's shape (clients retry 5xx with the same
+        # client token), with the details in the log rather than in the response.
+        logger.error("API error in %s", _view_name(context), exc_info=(type(exc), exc, exc.__traceback__))
+        return Response(
+            {"detail": "Internal server error; the administrators can find details in the logs. "
+                       "Retry with the same client token.", "code": "server_error"},
+            status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+        )
     if isinstance(exc, exceptions.ValidationError):
         codes = exc.get_codes()
         first_code = _first_code(codes) or "invalid"

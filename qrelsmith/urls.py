@@ -6,11 +6,14 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from qrelsmith.login import ThrottledLoginView
+
 urlpatterns = [
+    path("", include("ops.urls")),
     path("admin/", admin.site.urls),
     # Pages link the icon themselves; this answers browsers (and the admin) that ask for the old path.
     path("favicon.ico", RedirectView.as_view(url=static("qrelsmith/favicon.svg"), permanent=True)),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -67,7 +67,7 @@ def test_only_leads_may_close_a_campaign(client, campaign, who, status, request)
     assert campaign.status == PrefCampaign.Status.ACTIVE and not LogEntry.objects.exists()
 
 
-@pytest.mark.parametrize("who, status", [("lead", 200), ("alice", 403), ("mallory", 404), (None, 403)])
+@pytest.mark.parametrize("who, status", [("lead", 200), ("alice", 403), ("mallory", 404), (None, 401)])
 def test_status_api_for_leads_only(campaign, who, status, request):
     api = APIClient()
     if who:
