@@ -7,7 +7,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("qrelsmith", "metrics", "collections_app", "campaign_core", "judging", "preferences", "evaluation")
+APPS = ("qrelsmith", "metrics", "collections_app", "campaign_core", "judging", "preferences", "evaluation", "hub", "demo",
+        "ops", "model_assessors")
 
 
 def project() -> dict:
