@@ -1,9 +1,9 @@
 """Top-level URL map: pages, the API (with its OpenAPI schema and docs) and the admin."""
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from qrelsmith.login import ThrottledLoginView
@@ -12,7 +12,7 @@ urlpatterns = [
     path("", include("ops.urls")),
     path("admin/", admin.site.urls),
     # Pages link the icon themselves; this answers browsers (and the admin) that ask for the old path.
-    path("favicon.ico", RedirectView.as_view(url=static("qrelsmith/favicon.svg"), permanent=True)),
+    path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("qrelsmith/favicon.svg"))),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -95,12 +95,10 @@ def test_orphaned_uploads_are_removed_but_live_ones_kept(collection, media):
     assert not os.path.isdir(default_storage.path("uploads/demo/dead"))
 
 
-def test_one_pass_calls_each_app_s_lease_expiry(collection, media, monkeypatch):
-    import judging.services.allocation as judging_allocation
-    import preferences.services.allocation as preference_allocation
+def test_one_pass_expires_the_leases_of_every_campaign_kind(collection, media, monkeypatch):
+    import campaign_core.services.leases as core_leases
 
-    monkeypatch.setattr(judging_allocation, "leases_expire", lambda **kw: 3)
-    monkeypatch.setattr(preference_allocation, "leases_expire", lambda **kw: 2)
+    monkeypatch.setattr(core_leases, "leases_expire", lambda **kw: 5)
     stranded(collection, attempts=2)
     counts = reaper.reap_once()
-    assert counts == {"retried": 0, "failed": 1, "judging_leases": 3, "preference_leases": 2, "orphaned_uploads": 0}
+    assert counts == {"retried": 0, "failed": 1, "expired_leases": 5, "orphaned_uploads": 0}
