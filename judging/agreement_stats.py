@@ -302,7 +302,7 @@ def _multi_common(table: RatingTable, counts: np.ndarray) -> dict:
     return dict(
         undefined_reason=ONE_CATEGORY if paired.any() and len(used) == 1 else None,
         n_items=int(paired.sum()),
-        n_raters=int((table.positions[paired] >= 0).any(axis=0).sum()),
+        n_raters=int(np.unique(table.label_rater[paired[table.label_item]]).size),
         prevalence=_prevalence(counts[paired].sum(axis=0), table.categories),
         duplicates_dropped=table.duplicates_dropped,
     )
