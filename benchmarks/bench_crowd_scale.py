@@ -243,9 +243,8 @@ def main() -> int:
     for rule in QrelsVersion.Rule.values:
         t = time.perf_counter()
         version = qrels_freeze(campaign=campaign, rule=rule, description="bench", user=lead)
-        extra = ""
-        if hasattr(version, "ds_converged") and rule == QrelsVersion.Rule.DAWID_SKENE:
-            extra = f"  iterations {version.ds_iterations}, converged {version.ds_converged}"
+        info = getattr(version, "aggregation", None) or {}
+        extra = f"  {info.get('iterations')} rounds, converged {info.get('converged')}" if info else ""
         print(f"freeze {rule:<27} {time.perf_counter() - t:>7.2f}{extra}", flush=True)
     print(f"\ntargets missed: {', '.join(misses) if misses else 'none'}")
     return 0

@@ -106,29 +106,30 @@ def _entries(table: RatingTable, q: int, groups: np.ndarray, min_overlap: int) -
 def _pair_values(counts: np.ndarray, statistic: str, weights: str | None, min_overlap: int) -> np.ndarray:
     """Return the (..., pairs) array of pair values from (..., pairs, q, q) counts; NaN where undefined.
 
-    Works on the counts flattened to (cells, q²) with matrix products: the bootstrap calls this
-    hundreds of times on tens of thousands of tiny q × q tables, where reductions over the two
-    trailing axes would dominate the dashboard's time.
+    Plain reductions over the flattened (cells, q, q) counts, no BLAS products: the bootstrap
+    calls this hundreds of times on tens of thousands of tiny q × q tables, and multi-threaded
+    BLAS on (n, 16) × (16, 4) products spends more time in thread hand-offs than in arithmetic
+    on a busy machine.
     """
     q = counts.shape[-1]
     shape = counts.shape[:-2]
-    flat = counts.reshape(-1, q * q)
-    cells = np.arange(q * q)
-    row_of = (cells[:, None] // q == np.arange(q)).astype(float)  # (q², q): cell -> first label
-    col_of = (cells[:, None] % q == np.arange(q)).astype(float)  # (q², q): cell -> second label
-    n = flat @ np.ones(q * q)
+    flat = counts.reshape(-1, q, q)
+    n = flat.sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         if statistic == "percent":
-            value = flat @ np.eye(q).ravel() / n
+            value = np.einsum("nii->n", flat) / n
             return np.where(n >= min_overlap, value, np.nan).reshape(shape)
         w = agreement_weights(q, weights)
-        observed = flat @ w.ravel() / n
-        first, second = flat @ row_of, flat @ col_of
-        used = ((first + second) > 0) @ np.ones(q)
+        observed = (flat * w).sum(axis=(1, 2)) / n
+        first, second = flat.sum(axis=2), flat.sum(axis=1)
+        used = ((first + second) > 0).sum(axis=1)
         rows, cols = first / n[:, None], second / n[:, None]
         if statistic == "scott":
             rows = cols = (rows + cols) / 2
-        chance = ((rows @ w) * cols).sum(axis=1)
+        if weights is None:
+            chance = (rows * cols).sum(axis=1)
+        else:
+            chance = (rows[:, :, None] * w * cols[:, None, :]).sum(axis=(1, 2))
         value = (observed - chance) / (1 - chance)
     return np.where((n >= min_overlap) & (used > 1), value, np.nan).reshape(shape)
 

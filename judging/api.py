@@ -181,17 +181,34 @@ class Progress(CampaignScoped, APIView):
 
 
 class Conflicts(CampaignScoped, APIView):
-    """List pairs whose labels disagree, with every label (lead only); ?topic=<qid>, ?assessor=<id> (repeatable) filter."""
+    """List pairs whose labels disagree, with every label (lead only), a page at a time.
+
+    Filters: ?topic=<qid>, ?assessor=<id> (repeatable), ?gap=<n> (labels at least n grades
+    apart), ?unresolved=1 (not adjudicated). ?page=<n> (from 1) and ?page_size=<n> (default
+    and most 500); the total is in the X-Total-Count header and the next page in a Link header.
+    """
 
     @extend_schema(responses=dict, parameters=[serializers.ConflictFilterSerializer])
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.campaign(lead_only=True)
-        query = serializers.ConflictFilterSerializer(data={"topic": request.query_params.get("topic", ""),
-                                                           "assessor": request.query_params.getlist("assessor")})
+        params = request.query_params
+        query = serializers.ConflictFilterSerializer(data={
+            "topic": params.get("topic", ""), "assessor": params.getlist("assessor"), "gap": params.get("gap") or None,
+            "unresolved": params.get("unresolved", "0"), "page": params.get("page", 1),
+            "page_size": params.get("page_size", serializers.CONFLICTS_API_PAGE)})
         query.is_valid(raise_exception=True)
-        rows = selectors.conflicts(campaign=campaign, topic=query.validated_data["topic"] or None,
-                                   assessors=tuple(query.validated_data["assessor"]))
-        return Response([serializers.conflict_data(row) for row in rows])
+        options = query.validated_data
+        filters = dict(campaign=campaign, topic=options["topic"] or None, assessors=tuple(options["assessor"]),
+                       min_gap=options["gap"], unresolved=options["unresolved"])
+        total = selectors.disputed_items(**filters).count()
+        rows = selectors.conflicts(**filters, page=options["page"], per_page=options["page_size"])
+        response = Response([serializers.conflict_data(row) for row in rows])
+        response["X-Total-Count"] = str(total)
+        if options["page"] * options["page_size"] < total:
+            following = params.copy()
+            following["page"] = str(options["page"] + 1)
+            response["Link"] = f'<{request.build_absolute_uri(request.path)}?{following.urlencode()}>; rel="next"'
+        return response
 
 
 class Adjudicate(CampaignScoped, APIView):
@@ -286,7 +303,7 @@ class Dashboard(CampaignScoped, APIView):
         query.is_valid(raise_exception=True)
         options = query.validated_data
         data = campaign_dashboard(campaign=campaign, stat=choice(options["stat"]), binary=options["binary"],
-                                  rate=options["rate"])
+                                  rate=options["rate"], heatmap=options["heatmap"])
         return Response(serializers.DashboardSerializer(data).data)
 
 

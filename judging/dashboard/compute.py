@@ -38,6 +38,7 @@ MIN_HEATMAP_LABELS = 20  # "lowest agreement" heatmap: assessors with fewer labe
 LOW_PAIR_OVERLAP = 10  # the low-agreement list: pairs sharing fewer items say too little
 OVERALL_BOOTSTRAP = 200  # resamples for the overall value's interval (about 0.05 s on 25,000 items)
 TOPIC_BOOTSTRAP = 200  # resamples for each topic's interval
+MEAN_PAIRWISE_BOOTSTRAP = 100  # mean pairwise intervals need only a standard error, which 100 resamples give
 RECENT_HOURS = 24.0
 MAX_TIME_BUCKETS = 10
 MIN_BUCKET_ITEMS = 10  # fewer doubly judged items than this say nothing about agreement
@@ -170,7 +171,7 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     options = dict(stat.group)
     if "mean_pairwise" in options:
         [result] = mean_pairwise(sub, statistic=options["mean_pairwise"], weights=options.get("weights"),
-                                 min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
+                                 min_overlap=MIN_PAIR_OVERLAP, n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
         return _mean_pairwise_cell(result, n_boot)
     ci = "bootstrap" if n_boot else None
     result = agreement(sub, categories=table.categories, ci=ci, n_boot=max(n_boot, 1), seed=0, **options)
@@ -210,7 +211,8 @@ def per_topic(table: RatingTable, row_topic: np.ndarray, topics: Sequence[tuple[
         keep = np.flatnonzero(index[row_topic] >= 0)
         results = mean_pairwise(table.take_items(keep), statistic=options["mean_pairwise"],
                                 weights=options.get("weights"), groups=index[row_topic[keep]],
-                                n_groups=present.size, min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
+                                n_groups=present.size, min_overlap=MIN_PAIR_OVERLAP,
+                                n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
         return [{"qid": topics[t][0], "title": topics[t][1], **_mean_pairwise_cell(result, n_boot)}
                 for t, result in zip(present.tolist(), results)]
     out = []

@@ -186,11 +186,13 @@ def campaign_qrels(request: HttpRequest, slug: str, campaign_id: int) -> HttpRes
     form = forms.FreezeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
-            version = qrels_freeze(campaign=campaign, user=request.user, **form.cleaned_data)
+            version = qrels_freeze(campaign=campaign, user=request.user, **form.freeze_options())
         except ValidationError as error:
             form.add_error(None, error)
         else:
             messages.success(request, f"Qrels version {version.number} frozen ({version.num_judgments} labels).")
+            if version.aggregation_warning:
+                messages.warning(request, f"Version {version.number}: {version.aggregation_warning}.")
             return redirect("campaign-qrels", slug=slug, campaign_id=campaign.pk)
     versions = list(
         QrelsVersion.objects.filter(collection=campaign.collection).defer("content").order_by("-number")
