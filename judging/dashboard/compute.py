@@ -287,9 +287,10 @@ HEATMAP_CHOICES = {
 
 
 def heatmap_columns(table: RatingTable, agree: np.ndarray, flagged_columns: np.ndarray, *, choose: str,
-                    limit: int = MAX_MATRIX_RATERS) -> np.ndarray:
-    """Return the table columns the heatmap shows (at most ``limit``, in column order) under a choice of
+                    limit: int | None = None) -> np.ndarray:
+    """Return the table columns the heatmap shows (at most ``limit``, default MAX_MATRIX_RATERS, in column order) under a choice of
     HEATMAP_CHOICES; ties go to the most labels, then the first column."""
+    limit = MAX_MATRIX_RATERS if limit is None else limit
     judged = np.bincount(table.label_rater, minlength=len(table.raters))
     if len(table.raters) <= limit:
         return np.arange(len(table.raters))
