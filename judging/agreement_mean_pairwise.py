@@ -106,30 +106,27 @@ def _entries(table: RatingTable, q: int, groups: np.ndarray, min_overlap: int) -
 def _pair_values(counts: np.ndarray, statistic: str, weights: str | None, min_overlap: int) -> np.ndarray:
     """Return the (..., pairs) array of pair values from (..., pairs, q, q) counts; NaN where undefined.
 
-    Plain reductions over the flattened (cells, q, q) counts, no BLAS products: the bootstrap
-    calls this hundreds of times on tens of thousands of tiny q × q tables, and multi-threaded
-    BLAS on (n, 16) × (16, 4) products spends more time in thread hand-offs than in arithmetic
-    on a busy machine.
+    Every reduction is an ``einsum`` over the flattened (cells, q, q) counts: the bootstrap calls
+    this hundreds of times on tens of thousands of tiny q × q tables, where ``sum`` over the
+    trailing axes is several times slower and multi-threaded BLAS products spend more time in
+    thread hand-offs than in arithmetic on a busy machine.
     """
     q = counts.shape[-1]
     shape = counts.shape[:-2]
-    flat = counts.reshape(-1, q, q)
-    n = flat.sum(axis=(1, 2))
+    flat = np.ascontiguousarray(counts.reshape(-1, q, q), dtype=float)
+    n = np.einsum("nij->n", flat)
     with np.errstate(invalid="ignore", divide="ignore"):
         if statistic == "percent":
             value = np.einsum("nii->n", flat) / n
             return np.where(n >= min_overlap, value, np.nan).reshape(shape)
         w = agreement_weights(q, weights)
-        observed = (flat * w).sum(axis=(1, 2)) / n
-        first, second = flat.sum(axis=2), flat.sum(axis=1)
-        used = ((first + second) > 0).sum(axis=1)
+        observed = np.einsum("nij,ij->n", flat, w) / n
+        first, second = np.einsum("nij->ni", flat), np.einsum("nij->nj", flat)
+        used = np.einsum("ni->n", ((first + second) > 0).astype(float))
         rows, cols = first / n[:, None], second / n[:, None]
         if statistic == "scott":
             rows = cols = (rows + cols) / 2
-        if weights is None:
-            chance = (rows * cols).sum(axis=1)
-        else:
-            chance = (rows[:, :, None] * w * cols[:, None, :]).sum(axis=(1, 2))
+        chance = np.einsum("nj,nj->n", rows if weights is None else np.einsum("ni,ij->nj", rows, w), cols)
         value = (observed - chance) / (1 - chance)
     return np.where((n >= min_overlap) & (used > 1), value, np.nan).reshape(shape)
 

@@ -21,7 +21,7 @@ from collections_app.models import Membership
 from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
 from judging.dashboard.choices import choice
-from judging.dashboard.selectors import campaign_dashboard
+from judging.dashboard.selectors import campaign_dashboard, forget_stamp
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
 from judging.services.allocation import item_next
 from judging.services.campaigns import campaign_set_status
@@ -318,6 +318,7 @@ class Rejudge(CampaignScoped, APIView):
         result = rejudge_request(campaign=campaign, user=request.user, token=data.validated_data["token"],
                                  topic=data.validated_data["topic"] or None,
                                  assessors=tuple(data.validated_data["assessors"]))
+        forget_stamp(campaign)
         return Response({"raised": list(result.raised), "skipped": list(result.skipped), "replay": result.replay})
 
 
@@ -336,6 +337,7 @@ class AssessorBlock(CampaignScoped, APIView):
             changed = assessor_block(assessor=assessor, user=request.user, reason=data.validated_data["reason"])
         else:
             changed = assessor_unblock(assessor=assessor, user=request.user)
+        forget_stamp(campaign)
         assessor.refresh_from_db(fields=["blocked", "blocked_reason", "blocked_at", "gold_check_waived"])
         return Response(serializers.AssessorQualitySerializer({
             "id": assessor.pk, "name": str(assessor), "kind": assessor.kind, "blocked": assessor.blocked,

@@ -143,12 +143,36 @@ CACHE_SECONDS = 24 * 3600
 CACHE_VERSION = 1
 
 
+STAMP_SECONDS = 30  # a data stamp is trusted this long, then recomputed
+
+
+def _stamp_key(campaign: Campaign) -> str:
+    return f"qs:dashboard-stamp:v{CACHE_VERSION}:{campaign.pk}"
+
+
+def forget_stamp(campaign: Campaign) -> None:
+    """Make the next dashboard request recompute the data stamp (after a lead's block, unblock or rejudge)."""
+    cache.delete(_stamp_key(campaign))
+
+
 def data_stamp(campaign: Campaign) -> str:
-    """Return a short digest of everything the dashboard's figures depend on (four small queries).
+    """Return a short digest of everything the dashboard's figures depend on.
 
     New, changed or deleted judgments, a block or unblock, a rejudge request (required
-    judgments), a topic's title and the campaign's gold settings all change it.
+    judgments), a topic's title and the campaign's gold settings all change it. Computing it
+    aggregates every judgment of the campaign (a join over 100,000 rows, up to a second or two
+    on a busy SQLite), so a stamp is reused for STAMP_SECONDS: new judgments reach the
+    dashboard within that time, a lead's own block, unblock or rejudge at once (forget_stamp).
     """
+    key = _stamp_key(campaign)
+    stamp = cache.get(key)
+    if stamp is None:
+        stamp = _compute_stamp(campaign)
+        cache.set(key, stamp, STAMP_SECONDS)
+    return stamp
+
+
+def _compute_stamp(campaign: Campaign) -> str:
     judgments = Judgment.objects.filter(item__campaign=campaign).order_by().aggregate(
         n=Count("id"), top=Max("id"), last_change=Max("updated_at"))
     assessors = Assessor.objects.filter(campaign=campaign).order_by().aggregate(
@@ -203,7 +227,13 @@ def campaign_dashboard(*, campaign: Campaign, stat: StatChoice, binary: bool = F
     computed_at = figures["freshness"]["computed_at"]
     return {**figures, "throughput": speed, "estimate": estimate, "imported": imported,
             "freshness": {**figures["freshness"], "age_seconds": max(0.0, now - computed_at),
-                          "cached": "data" not in data_box}}
+                          "cached": "data" not in data_box, "key": base}}
+
+
+def cached_for(data: dict, name: str, build):
+    """Return ``build()`` cached under the dashboard's data stamp (``data`` is a campaign_dashboard result),
+    for other figures a dashboard page shows that change only with the same data."""
+    return _cached(f"{data['freshness']['key']}:{name}", build)
 
 
 def _clock_inputs(data: compute.CampaignArrays) -> dict:

@@ -21,7 +21,13 @@ from collections_app.access import collection_for_user
 from judging import charts
 from judging.dashboard.choices import CHOICES, choice
 from judging.dashboard.compute import HEATMAP_CHOICES
-from judging.dashboard.selectors import campaign_dashboard, collection_overview
+from judging.dashboard.selectors import (
+    STAMP_SECONDS,
+    cached_for,
+    campaign_dashboard,
+    collection_overview,
+    forget_stamp,
+)
 from judging.models import Assessor, Campaign
 from judging.services.adaptive import stopping_table
 from judging.services.quality import assessor_block, assessor_unblock, quality_log
@@ -121,10 +127,10 @@ def campaign_dashboard_page(request: HttpRequest, slug: str, campaign_id: int) -
         "topics": topics, "low_pairs": low_pairs, "low_pairs_total": len(data["low_pairs"]),
         "flagged": flagged[:DASHBOARD_LOW_PAIRS], "flagged_total": len(flagged), "assessors_total": len(assessors),
         "blocked_total": sum(1 for a in assessors if a["blocked"]),
-        "heatmap_choice": heatmap_choice, "heatmap_choices": HEATMAP_CHOICES,
+        "heatmap_choice": heatmap_choice, "heatmap_choices": HEATMAP_CHOICES, "stamp_seconds": STAMP_SECONDS,
         "leaderboard_url": _leaderboard_url(slug), "history": rejudge_history(campaign=campaign)[:10],
         "quality_log": quality_log(campaign=campaign, limit=10),
-        "stopping": stopping_table(campaign),
+        "stopping": cached_for(data, "stopping", lambda: stopping_table(campaign)),
         "heatmap": charts.heatmap(matrix["names"], values, counts=counts, hrefs=hrefs,
                                   title=f"Pairwise {stat.label}"),
         "topic_chart": charts.bars([f"{t['qid']} {t['title']}" for t in topics], [t["value"] for t in topics],
@@ -238,6 +244,7 @@ def campaign_rejudge(request: HttpRequest, slug: str, campaign_id: int) -> HttpR
     except (ValueError, ValidationError) as error:
         messages.error(request, "; ".join(getattr(error, "messages", [str(error)])))
     else:
+        forget_stamp(campaign)
         if replays == len(requests):
             messages.info(request, "This request was already applied; nothing changed.")
         else:
@@ -263,6 +270,7 @@ def campaign_assessor_block(request: HttpRequest, slug: str, campaign_id: int, a
     else:
         return HttpResponseBadRequest("Unknown action: use block or unblock.")
     if changed:
+        forget_stamp(campaign)
         messages.success(request, f"{assessor} {action}ed.")
     else:
         messages.info(request, f"{assessor} was already {action}ed; nothing changed.")
