@@ -200,8 +200,10 @@ class Conflicts(CampaignScoped, APIView):
         options = query.validated_data
         filters = dict(campaign=campaign, topic=options["topic"] or None, assessors=tuple(options["assessor"]),
                        min_gap=options["gap"], unresolved=options["unresolved"])
-        total = selectors.disputed_items(**filters).count()
-        rows = selectors.conflicts(**filters, page=options["page"], per_page=options["page_size"])
+        ids = selectors.disputed_item_ids(**filters)
+        total = len(ids)
+        start = (options["page"] - 1) * options["page_size"]
+        rows = selectors.conflict_rows(ids[start:start + options["page_size"]])
         response = Response([serializers.conflict_data(row) for row in rows])
         response["X-Total-Count"] = str(total)
         if options["page"] * options["page_size"] < total:

@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from django.db.models import Count, F, Max, Min, Q, Sum
 
-from judging.models import Assessor, Campaign, Item, Judgment
+from judging.models import Adjudication, Assessor, Campaign, Item, Judgment
 
 
 def _assigned_items(assessor: Assessor):
@@ -122,6 +122,27 @@ def disputed_items(*, campaign: Campaign, topic: str | None = None, assessors=()
 CONFLICTS_PER_PAGE = 50
 
 
+def disputed_item_ids(*, campaign: Campaign, topic: str | None = None, assessors=(), min_gap: int | None = None,
+                      unresolved: bool = False) -> list[int]:
+    """Return the ids of :func:`disputed_items` in campaign order.
+
+    Finding the disputes groups every judgment of the campaign (a second on 100,000 judgments),
+    so the list is kept under the dashboard's data stamp (it changes with judgments, blocks and
+    rejudge requests; see judging.dashboard.selectors.data_stamp). ``unresolved`` is applied
+    afresh on every call, so an adjudication drops its pair from that list at once.
+    """
+    from judging.dashboard.selectors import cached_under_stamp
+
+    key = f"disputed:{topic or ''}:{','.join(str(a) for a in sorted(assessors))}:{min_gap or 0}"
+    ids = cached_under_stamp(campaign, key, lambda: list(
+        disputed_items(campaign=campaign, topic=topic, assessors=assessors, min_gap=min_gap)
+        .order_by("position").values_list("pk", flat=True)))
+    if unresolved:
+        decided = set(Adjudication.objects.filter(campaign=campaign).values_list("item_id", flat=True))
+        ids = [pk for pk in ids if pk not in decided]
+    return ids
+
+
 def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=(), min_gap: int | None = None,
               unresolved: bool = False, page: int | None = None, per_page: int = CONFLICTS_PER_PAGE) -> list[dict]:
     """Return regular items whose labels disagree, with every label, its assessor, time and comment.
@@ -133,12 +154,12 @@ def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=(), min
     Rows: {"item", "pair", "document", "labels": [{"assessor", "kind", "blocked", "grade",
     "skipped", "seconds", "comment", "at"}], "adjudication"}.
     """
-    disputed = disputed_items(campaign=campaign, topic=topic, assessors=assessors, min_gap=min_gap,
-                              unresolved=unresolved).order_by("position")
+    ids = disputed_item_ids(campaign=campaign, topic=topic, assessors=assessors, min_gap=min_gap,
+                            unresolved=unresolved)
     if page is not None:
         start = (max(page, 1) - 1) * per_page
-        disputed = disputed[start:start + per_page]
-    return conflict_rows(list(disputed.values_list("pk", flat=True)))
+        ids = ids[start:start + per_page]
+    return conflict_rows(ids)
 
 
 def conflict_rows(item_ids: list[int]) -> list[dict]:

@@ -143,7 +143,7 @@ CACHE_SECONDS = 24 * 3600
 CACHE_VERSION = 1
 
 
-STAMP_SECONDS = 30  # a data stamp is trusted this long, then recomputed
+STAMP_SECONDS = 30  # the judgments' digest in a data stamp is trusted this long, then recomputed
 
 
 def _stamp_key(campaign: Campaign) -> str:
@@ -151,7 +151,7 @@ def _stamp_key(campaign: Campaign) -> str:
 
 
 def forget_stamp(campaign: Campaign) -> None:
-    """Make the next dashboard request recompute the data stamp (after a lead's block, unblock or rejudge)."""
+    """Make the next dashboard request recompute the judgments' digest of the data stamp."""
     cache.delete(_stamp_key(campaign))
 
 
@@ -159,22 +159,20 @@ def data_stamp(campaign: Campaign) -> str:
     """Return a short digest of everything the dashboard's figures depend on.
 
     New, changed or deleted judgments, a block or unblock, a rejudge request (required
-    judgments), a topic's title and the campaign's gold settings all change it. Computing it
-    aggregates every judgment of the campaign (a join over 100,000 rows, up to a second or two
-    on a busy SQLite), so a stamp is reused for STAMP_SECONDS: new judgments reach the
-    dashboard within that time, a lead's own block, unblock or rejudge at once (forget_stamp).
+    judgments), a topic's title and the campaign's gold settings all change it. The cheap part
+    is read on every call: the items' required and usable-judgment counts (a new usable
+    judgment, a block or unblock and a rejudge request all change them at once), the
+    assessors' block state, the topics, the settings. Only the judgments' own digest (count,
+    last id, last change: it catches a relabelled judgment) aggregates every judgment of the
+    campaign — a join over 100,000 rows, up to a second or two on a busy SQLite — so it is
+    reused for STAMP_SECONDS: a relabelling reaches the dashboard within that time.
     """
     key = _stamp_key(campaign)
-    stamp = cache.get(key)
-    if stamp is None:
-        stamp = _compute_stamp(campaign)
-        cache.set(key, stamp, STAMP_SECONDS)
-    return stamp
-
-
-def _compute_stamp(campaign: Campaign) -> str:
-    judgments = Judgment.objects.filter(item__campaign=campaign).order_by().aggregate(
-        n=Count("id"), top=Max("id"), last_change=Max("updated_at"))
+    judgments = cache.get(key)
+    if judgments is None:
+        judgments = Judgment.objects.filter(item__campaign=campaign).order_by().aggregate(
+            n=Count("id"), top=Max("id"), last_change=Max("updated_at"))
+        cache.set(key, judgments, STAMP_SECONDS)
     assessors = Assessor.objects.filter(campaign=campaign).order_by().aggregate(
         n=Count("id"), n_blocked=Count("id", filter=Q(blocked=True)), blocked_ids=Sum("id", filter=Q(blocked=True)),
         last_block=Max("blocked_at"))
@@ -228,6 +226,11 @@ def campaign_dashboard(*, campaign: Campaign, stat: StatChoice, binary: bool = F
     return {**figures, "throughput": speed, "estimate": estimate, "imported": imported,
             "freshness": {**figures["freshness"], "age_seconds": max(0.0, now - computed_at),
                           "cached": "data" not in data_box, "key": base}}
+
+
+def cached_under_stamp(campaign: Campaign, name: str, build):
+    """Return ``build()`` cached under the campaign's current data stamp (recomputed when the data changes)."""
+    return _cached(f"qs:dashboard:v{CACHE_VERSION}:{campaign.pk}:{data_stamp(campaign)}:{name}", build)
 
 
 def cached_for(data: dict, name: str, build):

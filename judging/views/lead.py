@@ -16,7 +16,7 @@ from collections_app.models import Pool
 from judging import forms
 from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
-from judging.selectors import CONFLICTS_PER_PAGE, campaign_progress, conflict_rows, disputed_items
+from judging.selectors import CONFLICTS_PER_PAGE, campaign_progress, conflict_rows, disputed_item_ids
 from judging.services.campaigns import campaign_create, campaign_set_status
 from judging.services.prels import campaign_prels
 from judging.services.qrels import RULES, adjudicate, final_labels_csv, judgments_export, qrels_freeze
@@ -138,8 +138,7 @@ def campaign_conflicts(request: HttpRequest, slug: str, campaign_id: int) -> Htt
             return redirect(f"{here}#item-{item.pk}")
         messages.error(request, "Choose a grade from the scale.")
     filters = dict(campaign=campaign, topic=topic, assessors=assessor_ids, min_gap=min_gap, unresolved=unresolved)
-    paginator = Paginator(disputed_items(**filters).order_by("position").values_list("pk", flat=True),
-                          CONFLICTS_PER_PAGE)
+    paginator = Paginator(disputed_item_ids(**filters), CONFLICTS_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
     rows = conflict_rows(list(page.object_list))
     for row in rows:

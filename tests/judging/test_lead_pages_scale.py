@@ -189,7 +189,7 @@ def test_dashboard_is_cached_until_a_judgment_arrives_and_says_how_fresh(client,
     item = Item.objects.get(campaign=judged, position=1)
     judgment = Judgment.objects.get(item=item, assessor=expert(judged, alice))
     Judgment.objects.filter(pk=judgment.pk).update(grade=3, updated_at=timezone.now())  # as a revision does
-    assert campaign_dashboard(campaign=judged, stat=choice("cohen"))["freshness"]["cached"] is True  # stamp reused
+    assert campaign_dashboard(campaign=judged, stat=choice("cohen"))["freshness"]["cached"] is True  # digest reused
     cache.delete(f"qs:dashboard-stamp:v1:{judged.pk}")  # what STAMP_SECONDS later brings
     fresh = campaign_dashboard(campaign=judged, stat=choice("cohen"))
     assert fresh["freshness"]["cached"] is False and fresh["overall"]["value"] != first["overall"]["value"]
