@@ -99,7 +99,7 @@ def _prepared(judgments, categories: Sequence[int], threshold: int | None) -> Ra
 
 
 def _labels(table: RatingTable, column: int) -> list[int | None]:
-    return [None if p < 0 else table.categories[p] for p in table.positions[:, column]]
+    return [None if p < 0 else table.categories[p] for p in table.column(table.raters[column]).tolist()]
 
 
 def _pair_dispatch(statistic, a, b, scale, weights, opts) -> AgreementResult:
@@ -163,23 +163,35 @@ def pairwise_matrix(judgments: Iterable[Judgment] | RatingTable, *, categories: 
     table = _prepared(judgments, categories, threshold)
     opts = dict(ci=ci, n_boot=n_boot, seed=seed, confidence=0.95)
     results: dict[tuple[Hashable, Hashable], AgreementResult] = {}
-    judged = table.positions >= 0
+    shared_items = _shared_items(table)
     for i, a in enumerate(table.raters):
         for j in range(i + 1, len(table.raters)):
             b = table.raters[j]
-            shared = judged[:, i] & judged[:, j]
-            overlap = int(shared.sum())
+            rows = shared_items.get((i, j), np.zeros(0, np.int64))
+            overlap = int(rows.size)
             if overlap < max(min_overlap, 1):
                 reason = NO_OVERLAP if overlap == 0 else f"only {overlap} shared items (minimum {min_overlap})"
                 results[(a, b)] = AgreementResult(statistic=statistic, value=None, n_items=overlap,
                                                   undefined_reason=reason, n_raters=2)
                 continue
-            rows = np.flatnonzero(shared)
-            pair = RatingTable(tuple(table.items[k] for k in rows), (a, b), table.positions[rows][:, [i, j]],
-                               table.categories)
+            pair = table.take_items(rows).take_raters(np.array([i, j]))
             results[(a, b)] = agreement(pair, statistic=statistic, categories=table.categories, weights=weights,
                                         level=level, **opts)
-    return PairwiseMatrix(table.raters, results, tuple(int(x) for x in judged.sum(axis=0)))
+    judged = np.bincount(table.label_rater, minlength=len(table.raters))
+    return PairwiseMatrix(table.raters, results, tuple(int(x) for x in judged))
+
+
+def _shared_items(table: RatingTable) -> dict[tuple[int, int], np.ndarray]:
+    """Return {(rater i, rater j): rows both labelled} for i < j, only for pairs that share an item."""
+    rows, cols = table.label_item, table.label_rater  # sorted by row, then rater
+    out: dict[tuple[int, int], list[int]] = {}
+    starts = np.searchsorted(rows, np.arange(len(table.items) + 1))
+    for r in range(len(table.items)):
+        raters = cols[starts[r]:starts[r + 1]].tolist()
+        for x in range(len(raters)):
+            for y in range(x + 1, len(raters)):
+                out.setdefault((raters[x], raters[y]), []).append(r)
+    return {pair: np.asarray(found, dtype=np.int64) for pair, found in out.items()}
 
 
 def per_group(judgments: Iterable[Judgment], *, key: Callable[[Hashable], Hashable], categories: Sequence[int],

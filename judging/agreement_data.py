@@ -8,7 +8,6 @@ so an unused grade still sits between its neighbours when distances matter.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -87,27 +86,110 @@ def encode(labels: Iterable[int | None], scale: tuple[int, ...]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-@dataclass(frozen=True)
 class RatingTable:
-    """Items × raters matrix of scale positions (-1 = not judged), after deduplication."""
+    """Items × raters table of scale positions after deduplication, stored sparse.
 
-    items: tuple[Hashable, ...]
-    raters: tuple[Hashable, ...]
-    positions: np.ndarray
-    categories: tuple[int, ...]
-    duplicates_dropped: int = 0
+    Only the labels that exist are kept, as three aligned arrays sorted by item then rater:
+    ``label_item`` (row), ``label_rater`` (column) and ``label_position`` (scale position). A
+    crowd campaign of 20,000 items and 770 workers holds 98,000 labels, not a 15-million-cell
+    matrix that is almost all "not judged". ``positions`` gives the dense matrix (−1 = not
+    judged) for small tables, worked examples and tests; nothing on the dashboard's path uses it.
+
+    Build one from a dense matrix ``RatingTable(items, raters, positions, categories)`` or from
+    the labels with :meth:`from_labels`.
+    """
+
+    __slots__ = ("items", "raters", "categories", "duplicates_dropped", "label_item", "label_rater",
+                 "label_position", "_dense")
+
+    def __init__(self, items, raters, positions, categories, duplicates_dropped: int = 0):
+        dense = np.asarray(positions, dtype=np.int64).reshape(len(items), len(raters))
+        rows, cols = np.nonzero(dense >= 0)
+        self._set(tuple(items), tuple(raters), tuple(categories), duplicates_dropped, rows, cols, dense[rows, cols])
+
+    def _set(self, items, raters, categories, duplicates_dropped, rows, cols, codes) -> None:
+        self.items, self.raters, self.categories = items, raters, categories
+        self.duplicates_dropped = duplicates_dropped
+        order = np.lexsort((cols, rows))
+        self.label_item = np.asarray(rows, dtype=np.int64)[order]
+        self.label_rater = np.asarray(cols, dtype=np.int64)[order]
+        self.label_position = np.asarray(codes, dtype=np.int64)[order]
+        self._dense: np.ndarray | None = None
+
+    @classmethod
+    def from_labels(cls, items, raters, rows, cols, codes, categories, duplicates_dropped: int = 0) -> RatingTable:
+        """Return the table holding label ``codes[k]`` (a scale position) of item ``rows[k]`` by rater ``cols[k]``.
+
+        Each (row, col) must occur at most once (deduplicate first).
+        """
+        table = cls.__new__(cls)
+        table._set(tuple(items), tuple(raters), tuple(categories), duplicates_dropped, rows, cols, codes)
+        return table
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, RatingTable):
+            return NotImplemented
+        return (self.items, self.raters, self.categories) == (other.items, other.raters, other.categories) and all(
+            np.array_equal(x, y) for x, y in ((self.label_item, other.label_item),
+                                              (self.label_rater, other.label_rater),
+                                              (self.label_position, other.label_position)))
+
+    __hash__ = None  # type: ignore[assignment]  # equal tables compare by content, so they are unhashable
+
+    def __repr__(self) -> str:
+        return (f"RatingTable({len(self.items)} items, {len(self.raters)} raters, {self.label_item.size} labels, "
+                f"categories={self.categories!r})")
+
+    @property
+    def positions(self) -> np.ndarray:
+        """Return the dense items × raters matrix of positions (−1 = not judged); for small tables."""
+        if self._dense is None:
+            dense = np.full((len(self.items), len(self.raters)), -1, dtype=np.int64)
+            dense[self.label_item, self.label_rater] = self.label_position
+            self._dense = dense
+        return self._dense
+
+    def labels_per_item(self) -> np.ndarray:
+        """Return how many raters labelled each item."""
+        return np.bincount(self.label_item, minlength=len(self.items))
 
     def counts(self) -> np.ndarray:
         """Return the items × categories matrix of how many raters chose each category."""
         q = len(self.categories)
-        table = np.zeros((len(self.items), q), dtype=np.int64)
-        rows, cols = np.nonzero(self.positions >= 0)
-        np.add.at(table, (rows, self.positions[rows, cols]), 1)
-        return table
+        flat = np.bincount(self.label_item * q + self.label_position, minlength=len(self.items) * q)
+        return flat.reshape(len(self.items), q).astype(np.int64)
 
     def column(self, rater: Hashable) -> np.ndarray:
         """Return one rater's positions over all items (-1 where they did not judge)."""
-        return self.positions[:, self.raters.index(rater)]
+        out = np.full(len(self.items), -1, dtype=np.int64)
+        mine = self.label_rater == self.raters.index(rater)
+        out[self.label_item[mine]] = self.label_position[mine]
+        return out
+
+    def take_items(self, rows: np.ndarray) -> RatingTable:
+        """Return the table of the given rows (in that order; each row at most once), with every rater kept."""
+        rows = np.asarray(rows, dtype=np.int64)
+        new_row = np.full(len(self.items), -1, dtype=np.int64)
+        new_row[rows] = np.arange(rows.size)
+        keep = new_row[self.label_item] >= 0
+        items = np.asarray(self.items, dtype=object)[rows].tolist() if rows.size else []
+        return RatingTable.from_labels(items, self.raters, new_row[self.label_item[keep]], self.label_rater[keep],
+                                       self.label_position[keep], self.categories, self.duplicates_dropped)
+
+    def take_raters(self, cols: np.ndarray) -> RatingTable:
+        """Return the table of the given raters (in that order; each at most once), with every item kept."""
+        cols = np.asarray(cols, dtype=np.int64)
+        new_col = np.full(len(self.raters), -1, dtype=np.int64)
+        new_col[cols] = np.arange(cols.size)
+        keep = new_col[self.label_rater] >= 0
+        return RatingTable.from_labels(self.items, tuple(self.raters[k] for k in cols.tolist()),
+                                       self.label_item[keep], new_col[self.label_rater[keep]],
+                                       self.label_position[keep], self.categories, self.duplicates_dropped)
+
+    def with_positions(self, codes: np.ndarray, categories: Sequence[int]) -> RatingTable:
+        """Return the same labels recoded (``codes`` aligned with ``label_position``) on another scale."""
+        return RatingTable.from_labels(self.items, self.raters, self.label_item, self.label_rater, codes,
+                                       categories, self.duplicates_dropped)
 
 
 def rating_table(judgments: Iterable[Judgment], *, categories: Sequence[int]) -> RatingTable:
@@ -123,13 +205,10 @@ def rating_table(judgments: Iterable[Judgment], *, categories: Sequence[int]) ->
     raters = tuple(dict.fromkeys(rater for _, rater, _ in kept))
     item_index = {item: i for i, item in enumerate(items)}
     rater_index = {rater: j for j, rater in enumerate(raters)}
-    positions = np.full((len(items), len(raters)), -1, dtype=np.int64)
-    if kept:
-        codes = encode([label for _, _, label in kept], scale)
-        rows = [item_index[item] for item, _, _ in kept]
-        cols = [rater_index[rater] for _, rater, _ in kept]
-        positions[rows, cols] = codes
-    return RatingTable(items, raters, positions, scale, dropped)
+    codes = encode([label for _, _, label in kept], scale)
+    rows = np.array([item_index[item] for item, _, _ in kept], dtype=np.int64)
+    cols = np.array([rater_index[rater] for _, rater, _ in kept], dtype=np.int64)
+    return RatingTable.from_labels(items, raters, rows, cols, codes, scale, dropped)
 
 
 def confusion_matrix(a: Sequence[int | None], b: Sequence[int | None], *, categories: Sequence[int]) -> np.ndarray:
@@ -179,5 +258,4 @@ def binarize_table(table: RatingTable, *, threshold: int) -> RatingTable:
     [[1, 0], [0, -1]]
     """
     relevant = np.array([int(grade >= threshold) for grade in table.categories], dtype=np.int64)
-    positions = np.where(table.positions >= 0, relevant[np.maximum(table.positions, 0)], -1)
-    return RatingTable(table.items, table.raters, positions, BINARY_CATEGORIES, table.duplicates_dropped)
+    return table.with_positions(relevant[table.label_position], BINARY_CATEGORIES)

@@ -8,21 +8,35 @@ Each pair's value is exactly what :func:`judging.agreement.pairwise_matrix` give
 (Cohen's κ equals scikit-learn's ``cohen_kappa_score``); pairs whose value is undefined (one
 category only) are left out of the mean.
 
-Everything is computed from one confusion-count array for all groups and pairs at once (a
-single ``bincount``), so 50 topics with 20 assessors cost milliseconds rather than 9,500 calls,
-and a bootstrap over items only re-weights the same entries.
+Everything is computed from the table's labels, never from a dense items × assessors or
+assessors × assessors array: the entries are (item, pair of assessors who both labelled it,
+cell of their two labels), so a crowd campaign of 98,000 labels has a few hundred thousand
+entries however many of its 770 workers' 293,000 possible pairs never meet. Counts are kept
+only for the (group, pair) combinations that exist and reach ``min_overlap`` items.
+
+Intervals: a cluster bootstrap over items (each group's items resampled with replacement;
+a resampled item brings every pair label it holds), with the mean recomputed over the pairs
+that define the estimate. The interval is the estimate ± z × the bootstrap standard error:
+centred on the estimate as it is computed, so it always contains it. (Percentile intervals
+of this mean are biased: pairs sharing two to five items often vanish or turn undefined in a
+resample, which moves the resampled means away from the estimate, and the printed interval
+could miss the value next to it.) A group with fewer than ``MIN_CI_ITEMS`` doubly judged
+items, or whose resamples leave too few defined values, gets no interval but the reason.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 from judging.agreement_data import RatingTable
 from judging.agreement_stats import ONE_CATEGORY, agreement_weights
 
 PAIR_STATISTICS = ("cohen", "scott", "percent")
 NO_PAIR = "no two assessors share enough items"  # fewer than min_overlap
+MIN_CI_ITEMS = 10
+TOO_LITTLE_OVERLAP = "too little overlap for an interval"
 
 
 @dataclass(frozen=True)
@@ -35,69 +49,95 @@ class MeanPairwise:
     reason: str | None = None
     ci_low: float | None = None
     ci_high: float | None = None
+    ci_reason: str | None = None
 
 
 @dataclass(frozen=True)
 class _Entries:
-    """Every (item, assessor pair, cell of the two labels) the table holds, keyed for bincount."""
+    """Every (item, group-pair, cell of the two labels) of the pairs that count, keyed for bincount.
 
-    item: np.ndarray  # table row of each entry
-    key: np.ndarray  # (group * n_pairs + pair) * q² + cell
-    n_pairs: int
+    ``key`` = gp × q² + cell, where gp numbers the (group, assessor pair) combinations kept;
+    ``gp_group``, ``gp_a``, ``gp_b`` say which group and which two raters (table columns) each is.
+    """
+
+    item: np.ndarray
+    key: np.ndarray
+    gp_group: np.ndarray
+    gp_a: np.ndarray
+    gp_b: np.ndarray
 
 
-def _entries(positions: np.ndarray, q: int, groups: np.ndarray) -> _Entries:
-    rows, cols = np.nonzero(positions >= 0)  # row-major: raters ascending within a row
+def label_pairs(table: RatingTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (first, second, item): indices into the table's labels of every two raters labelling one item.
+
+    ``first`` has the lower rater column. Sparse: the work is Σ over items of (labels choose 2).
+    """
+    rows = table.label_item  # sorted by item, then rater
     firsts, seconds = [], []
-    for gap in range(1, int(np.bincount(rows).max(initial=0))):
+    per_item = np.bincount(rows, minlength=1) if rows.size else np.zeros(1, np.int64)
+    for gap in range(1, int(per_item.max(initial=0))):
         same = np.flatnonzero(rows[gap:] == rows[:-gap])
         firsts.append(same)
         seconds.append(same + gap)
     if not firsts:
-        return _Entries(np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
     first, second = np.concatenate(firsts), np.concatenate(seconds)
-    item = rows[first]
-    a, b = cols[first], cols[second]
-    pairs, pair = np.unique(a * positions.shape[1] + b, return_inverse=True)
-    cell = positions[item, a] * q + positions[item, b]
-    key = (groups[item].astype(np.int64) * pairs.size + pair) * (q * q) + cell
-    return _Entries(item, key, int(pairs.size))
+    return first, second, rows[first]
+
+
+def _entries(table: RatingTable, q: int, groups: np.ndarray, min_overlap: int) -> _Entries:
+    first, second, item = label_pairs(table)
+    n_raters = max(len(table.raters), 1)
+    a, b = table.label_rater[first], table.label_rater[second]
+    code = groups[item].astype(np.int64) * n_raters * n_raters + a * n_raters + b
+    combos, gp, shared = np.unique(code, return_inverse=True, return_counts=True)
+    kept = shared >= max(min_overlap, 1)
+    renumber = np.cumsum(kept) - 1
+    keep = kept[gp]
+    gp = renumber[gp[keep]]
+    combos = combos[kept]
+    cell = table.label_position[first[keep]] * q + table.label_position[second[keep]]
+    pair = combos % (n_raters * n_raters)
+    return _Entries(item[keep], gp * (q * q) + cell, combos // (n_raters * n_raters), pair // n_raters,
+                    pair % n_raters)
 
 
 def _pair_values(counts: np.ndarray, statistic: str, weights: str | None, min_overlap: int) -> np.ndarray:
     """Return the (..., pairs) array of pair values from (..., pairs, q, q) counts; NaN where undefined.
 
-    Works on the counts flattened to (cells, q²) with matrix products: the bootstrap calls this
-    hundreds of times on tens of thousands of tiny q × q tables, where reductions over the two
-    trailing axes would dominate the dashboard's time.
+    Every reduction is an ``einsum`` over the flattened (cells, q, q) counts: the bootstrap calls
+    this hundreds of times on tens of thousands of tiny q × q tables, where ``sum`` over the
+    trailing axes is several times slower and multi-threaded BLAS products spend more time in
+    thread hand-offs than in arithmetic on a busy machine.
     """
     q = counts.shape[-1]
     shape = counts.shape[:-2]
-    flat = counts.reshape(-1, q * q)
-    cells = np.arange(q * q)
-    row_of = (cells[:, None] // q == np.arange(q)).astype(float)  # (q², q): cell -> first label
-    col_of = (cells[:, None] % q == np.arange(q)).astype(float)  # (q², q): cell -> second label
-    n = flat @ np.ones(q * q)
+    flat = np.ascontiguousarray(counts.reshape(-1, q, q), dtype=float)
+    n = np.einsum("nij->n", flat)
     with np.errstate(invalid="ignore", divide="ignore"):
         if statistic == "percent":
-            value = flat @ np.eye(q).ravel() / n
+            value = np.einsum("nii->n", flat) / n
             return np.where(n >= min_overlap, value, np.nan).reshape(shape)
         w = agreement_weights(q, weights)
-        observed = flat @ w.ravel() / n
-        first, second = flat @ row_of, flat @ col_of
-        used = ((first + second) > 0) @ np.ones(q)
+        observed = np.einsum("nij,ij->n", flat, w) / n
+        first, second = np.einsum("nij->ni", flat), np.einsum("nij->nj", flat)
+        used = np.einsum("ni->n", ((first + second) > 0).astype(float))
         rows, cols = first / n[:, None], second / n[:, None]
         if statistic == "scott":
             rows = cols = (rows + cols) / 2
-        chance = ((rows @ w) * cols).sum(axis=1)
+        chance = np.einsum("nj,nj->n", rows if weights is None else np.einsum("ni,ij->nj", rows, w), cols)
         value = (observed - chance) / (1 - chance)
     return np.where((n >= min_overlap) & (used > 1), value, np.nan).reshape(shape)
 
 
-def _means(values: np.ndarray) -> np.ndarray:
+def _group_means(values: np.ndarray, gp_group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return each group's mean of its defined pair values and how many pairs were defined."""
     defined = ~np.isnan(values)
-    with np.errstate(invalid="ignore"):
-        return np.where(defined.any(axis=-1), np.nansum(values, axis=-1) / defined.sum(axis=-1), np.nan)
+    n = np.bincount(gp_group[defined], minlength=n_groups)
+    total = np.bincount(gp_group[defined], weights=values[defined], minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total / np.maximum(n, 1), np.nan), n
 
 
 def mean_pairwise(table: RatingTable, *, statistic: str, weights: str | None = None, groups: np.ndarray | None = None,
@@ -106,52 +146,58 @@ def mean_pairwise(table: RatingTable, *, statistic: str, weights: str | None = N
     """Return the mean pairwise ``statistic`` for each group of table rows (one group when ``groups`` is None).
 
     ``groups[i]`` is the group index (0..n_groups-1) of table row i. With ``n_boot`` > 0 each group
-    also gets a percentile bootstrap interval over its items (rows resampled with replacement, seeded).
+    with at least MIN_CI_ITEMS doubly judged items also gets an interval (see the module docstring).
     """
     if statistic not in PAIR_STATISTICS:
         raise ValueError(f"statistic must be one of {PAIR_STATISTICS}, got {statistic!r}")
-    positions = np.asarray(table.positions)
     q = len(table.categories)
-    groups = np.zeros(positions.shape[0], np.int64) if groups is None else np.asarray(groups, np.int64)
+    n_rows = len(table.items)
+    groups = np.zeros(n_rows, np.int64) if groups is None else np.asarray(groups, np.int64)
     n_groups = int(groups.max(initial=-1)) + 1 if n_groups is None else n_groups
-    doubly = (positions >= 0).sum(axis=1) >= 2
+    doubly = table.labels_per_item() >= 2
     n_items = np.bincount(groups[doubly], minlength=n_groups)
-    entries = _entries(positions, q, groups)
-    size = n_groups * entries.n_pairs * q * q
-
-    def counts(item_weights=None) -> np.ndarray:
-        w = None if item_weights is None else item_weights[entries.item]
-        return np.bincount(entries.key, weights=w, minlength=size).astype(float, copy=False).reshape(
-            n_groups, entries.n_pairs, q, q)
+    entries = _entries(table, q, groups, min_overlap)
+    n_gp = entries.gp_group.size
 
     def values(item_weights=None) -> np.ndarray:
-        return _pair_values(counts(item_weights), statistic, weights, min_overlap)
+        w = None if item_weights is None else item_weights[entries.item]
+        counts = np.bincount(entries.key, weights=w, minlength=n_gp * q * q).astype(float, copy=False)
+        return _pair_values(counts.reshape(n_gp, q, q), statistic, weights, min_overlap)
 
-    observed = counts()
-    enough = (observed.sum(axis=(-2, -1)) >= min_overlap).any(axis=-1) if entries.n_pairs else np.zeros(n_groups, bool)
-    pair_values = _pair_values(observed, statistic, weights, min_overlap)
-    means = _means(pair_values)
+    pair_values = values()
+    means, defined = _group_means(pair_values, entries.gp_group, n_groups)
+    has_pairs = np.bincount(entries.gp_group, minlength=n_groups) > 0
     low = high = np.full(n_groups, np.nan)
-    if n_boot and entries.n_pairs:
-        low, high = _bootstrap(values, groups, doubly, n_groups, n_boot, seed, confidence)
+    if n_boot and n_gp:
+        low, high = _bootstrap(values, pair_values, entries.gp_group, means, groups, doubly, n_groups, n_boot, seed,
+                               confidence)
+        floor = 0.0 if statistic == "percent" else -1.0  # the statistic's range: the interval stays inside it
+        low, high = np.maximum(low, floor), np.minimum(high, 1.0)
     out = []
     for g in range(n_groups):
-        defined = int((~np.isnan(pair_values[g])).sum()) if entries.n_pairs else 0
-        if defined:
-            ci = (None, None) if np.isnan(low[g]) else (float(low[g]), float(high[g]))
-            out.append(MeanPairwise(float(means[g]), int(n_items[g]), defined, None, *ci))
+        if defined[g]:
+            if not n_boot:
+                out.append(MeanPairwise(float(means[g]), int(n_items[g]), int(defined[g])))
+            elif n_items[g] < MIN_CI_ITEMS or np.isnan(low[g]):
+                out.append(MeanPairwise(float(means[g]), int(n_items[g]), int(defined[g]),
+                                        ci_reason=f"{TOO_LITTLE_OVERLAP} ({int(n_items[g])} items judged twice)"))
+            else:
+                out.append(MeanPairwise(float(means[g]), int(n_items[g]), int(defined[g]), None, float(low[g]),
+                                        float(high[g])))
         else:
-            reason = f"{ONE_CATEGORY} by every pair" if enough[g] else NO_PAIR
+            reason = f"{ONE_CATEGORY} by every pair" if has_pairs[g] else NO_PAIR
             out.append(MeanPairwise(None, int(n_items[g]), 0, reason))
     return out
 
 
-def _bootstrap(values, groups, doubly, n_groups, n_boot, seed, confidence) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval per group: resample each group's doubly judged rows with replacement.
+def _bootstrap(values, estimate_pairs, gp_group, means, groups, doubly, n_groups, n_boot, seed,
+               confidence) -> tuple[np.ndarray, np.ndarray]:
+    """Return estimate ± z·SE per group, SE from a stratified cluster bootstrap over items (NaN: no interval).
 
     One draw per resample covers every group: each doubly judged row picks a row of its own
     group uniformly (``start + ⌊u · size⌋`` in the rows sorted by group), so the work does not
-    grow with the number of groups.
+    grow with the number of groups. Each resample's mean is taken over the pairs that define the
+    estimate (a pair undefined in a resample is left out of that resample's mean only).
     """
     rng = np.random.default_rng(seed)
     rows = np.flatnonzero(doubly)
@@ -159,16 +205,86 @@ def _bootstrap(values, groups, doubly, n_groups, n_boot, seed, confidence) -> tu
     sizes = np.bincount(groups[rows], minlength=n_groups)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     row_start, row_size = starts[groups[rows]], sizes[groups[rows]]
+    counted = ~np.isnan(estimate_pairs)
     draws = np.full((n_boot, n_groups), np.nan)
     for b in range(n_boot):
         picked = rows[row_start + (rng.random(rows.size) * row_size).astype(np.int64)]
-        draws[b] = _means(values(np.bincount(picked, minlength=doubly.size).astype(float)))
-    tail = (1 - confidence) / 2 * 100
+        resampled = values(np.bincount(picked, minlength=doubly.size).astype(float))
+        draws[b] = _group_means(np.where(counted, resampled, np.nan), gp_group, n_groups)[0]
+    z = float(norm.ppf(0.5 + confidence / 2))
+    finite = np.isfinite(draws)
+    enough = finite.sum(axis=0) >= max(10, n_boot // 2)
     with np.errstate(invalid="ignore"):
-        defined = ~np.isnan(draws).all(axis=0)
-        low = np.full(n_groups, np.nan)
-        high = np.full(n_groups, np.nan)
-        if defined.any():
-            low[defined] = np.nanpercentile(draws[:, defined], tail, axis=0)
-            high[defined] = np.nanpercentile(draws[:, defined], 100 - tail, axis=0)
+        spread = np.nanstd(np.where(finite, draws, np.nan), axis=0, ddof=1)
+    low = np.where(enough, means - z * spread, np.nan)
+    high = np.where(enough, means + z * spread, np.nan)
     return low, high
+
+
+# --- every pair of assessors that shares an item, for heatmaps and "agreement with the others" ----------
+
+PAIRWISE_STATISTICS = (*PAIR_STATISTICS, "fleiss", "krippendorff", "gwet")
+
+
+@dataclass(frozen=True)
+class PairValues:
+    """One statistic for every pair of raters (table columns ``a`` < ``b``) sharing at least one item.
+
+    ``value`` is NaN where the pair shares fewer than ``min_overlap`` items or the statistic is
+    undefined; ``n_items`` is how many items the pair shares. Pairs that share nothing are absent.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    n_items: np.ndarray
+    value: np.ndarray
+
+
+def pair_values(table: RatingTable, *, statistic: str, weights: str | None = None, level: str = "nominal",
+                min_overlap: int = 2) -> PairValues:
+    """Return the statistic of every pair of raters that shares an item, computed on their shared items.
+
+    Each value equals :func:`judging.agreement.pairwise_matrix`'s for that pair (the library
+    function on the two raters' shared items). On two raters who both labelled every item,
+    Fleiss' κ is Scott's π, Gwet's AC1/AC2 uses the pooled marginals and Krippendorff's α
+    reads its coincidence matrix straight off the confusion table, so every statistic is a
+    vectorised function of the pairs' q × q tables.
+    """
+    if statistic not in PAIRWISE_STATISTICS:
+        raise ValueError(f"statistic must be one of {PAIRWISE_STATISTICS}, got {statistic!r}")
+    q = len(table.categories)
+    entries = _entries(table, q, np.zeros(len(table.items), np.int64), 1)
+    n_gp = entries.gp_group.size
+    counts = np.bincount(entries.key, minlength=n_gp * q * q).astype(float).reshape(n_gp, q, q)
+    n = counts.sum(axis=(1, 2))
+    if statistic in PAIR_STATISTICS:
+        value = _pair_values(counts, statistic, weights, min_overlap)
+    elif statistic == "fleiss":
+        value = _pair_values(counts, "scott", None, min_overlap)
+    else:
+        value = _many_rater_pair_values(counts, statistic, weights, level, table.categories, min_overlap)
+    return PairValues(entries.gp_a, entries.gp_b, n.astype(np.int64), value)
+
+
+def _many_rater_pair_values(counts, statistic, weights, level, categories, min_overlap) -> np.ndarray:
+    from judging.agreement_stats import _krippendorff_distances
+
+    q = counts.shape[-1]
+    n = counts.sum(axis=(1, 2))
+    used = ((counts.sum(axis=1) + counts.sum(axis=2)) > 0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if statistic == "gwet":
+            w = agreement_weights(q, weights)
+            pa = (counts * w).sum(axis=(1, 2)) / n
+            pi = (counts.sum(axis=1) + counts.sum(axis=2)) / (2 * n[:, None])
+            chance = w.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1)
+            value = (pa - chance) / (1 - chance)
+        else:  # krippendorff: each item's two values coincide once each way
+            o = counts + np.transpose(counts, (0, 2, 1))
+            n_c = o.sum(axis=2)
+            total = n_c.sum(axis=1)
+            e = (n_c[:, :, None] * n_c[:, None, :] - np.eye(q)[None] * n_c[:, :, None]) / np.maximum(total - 1, 1)[
+                :, None, None]
+            d = _krippendorff_distances(level, np.asarray(categories, dtype=float), n_c)
+            value = 1 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
+    return np.where((n >= min_overlap) & (used > 1) & np.isfinite(value), value, np.nan)

@@ -118,15 +118,23 @@ def _estimate(
         return AgreementResult(value=None, undefined_reason=undefined_reason or ONE_CATEGORY,
                                raw_agreement=raw_f, chance_agreement=chance_f, **common)
     low = high = None
+    method = f"bootstrap over items ({n_boot}, seed {seed})" if ci else None
     if ci == "bootstrap":
-        low, high = _bootstrap(features, reducer, n_boot=n_boot, seed=seed, confidence=confidence)
+        low, high, spread = _bootstrap(features, reducer, n_boot=n_boot, seed=seed, confidence=confidence)
+        if low is not None and not low <= value <= high:
+            # a skewed or biased resampling distribution: the percentile interval would sit beside the
+            # value it is printed with, so use the value ± z × bootstrap standard error instead
+            z = float(norm.ppf(0.5 + confidence / 2))
+            low, high = value - z * spread, value + z * spread
+            method = f"value ± {z:.2f} bootstrap standard errors ({n_boot} resamples over items, seed {seed})"
     return AgreementResult(value=value, raw_agreement=raw_f, chance_agreement=chance_f, ci_low=low, ci_high=high,
-                           ci_method=f"bootstrap over items ({n_boot}, seed {seed})" if ci else None, **common)
+                           ci_method=method, **common)
 
 
 def _bootstrap(features: np.ndarray, reducer: Reducer, *, n_boot: int, seed: int,
-               confidence: float) -> tuple[float | None, float | None]:
-    """Return the percentile interval of the statistic over item resamples (undefined replicates skipped)."""
+               confidence: float) -> tuple[float | None, float | None, float | None]:
+    """Return the percentile interval and the standard deviation of the statistic over item resamples
+    (undefined replicates skipped)."""
     if n_boot < 1:
         raise ValueError("n_boot must be positive")
     rows, counts = np.unique(features, axis=0, return_counts=True)
@@ -136,10 +144,10 @@ def _bootstrap(features: np.ndarray, reducer: Reducer, *, n_boot: int, seed: int
         values = reducer(draws @ rows)[0]
     values = values[np.isfinite(values)]
     if values.size == 0:
-        return None, None
+        return None, None, None
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
+    return float(low), float(high), float(values.std(ddof=1)) if values.size > 1 else 0.0
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -302,7 +310,7 @@ def _multi_common(table: RatingTable, counts: np.ndarray) -> dict:
     return dict(
         undefined_reason=ONE_CATEGORY if paired.any() and len(used) == 1 else None,
         n_items=int(paired.sum()),
-        n_raters=int((table.positions[paired] >= 0).any(axis=0).sum()),
+        n_raters=int(np.unique(table.label_rater[paired[table.label_item]]).size),
         prevalence=_prevalence(counts[paired].sum(axis=0), table.categories),
         duplicates_dropped=table.duplicates_dropped,
     )

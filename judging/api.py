@@ -26,7 +26,7 @@ from collections_app.models import Membership
 from judging import selectors, serializers
 from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
 from judging.dashboard.choices import choice
-from judging.dashboard.selectors import campaign_dashboard
+from judging.dashboard.selectors import campaign_dashboard, forget_stamp
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
 from judging.refusals import REFUSAL_STATUS
 from judging.services.allocation import item_next
@@ -186,17 +186,36 @@ class Progress(CampaignScoped, APIView):
 
 
 class Conflicts(CampaignScoped, APIView):
-    """List pairs whose labels disagree, with every label (lead only); ?topic=<qid>, ?assessor=<id> (repeatable) filter."""
+    """List pairs whose labels disagree, with every label (lead only), a page at a time.
+
+    Filters: ?topic=<qid>, ?assessor=<id> (repeatable), ?gap=<n> (labels at least n grades
+    apart), ?unresolved=1 (not adjudicated). ?page=<n> (from 1) and ?page_size=<n> (default
+    and most 500); the total is in the X-Total-Count header and the next page in a Link header.
+    """
 
     @extend_schema(responses=dict, parameters=[serializers.ConflictFilterSerializer])
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.campaign(lead_only=True)
-        query = serializers.ConflictFilterSerializer(data={"topic": request.query_params.get("topic", ""),
-                                                           "assessor": request.query_params.getlist("assessor")})
+        params = request.query_params
+        query = serializers.ConflictFilterSerializer(data={
+            "topic": params.get("topic", ""), "assessor": params.getlist("assessor"), "gap": params.get("gap") or None,
+            "unresolved": params.get("unresolved", "0"), "page": params.get("page", 1),
+            "page_size": params.get("page_size", serializers.CONFLICTS_API_PAGE)})
         query.is_valid(raise_exception=True)
-        rows = selectors.conflicts(campaign=campaign, topic=query.validated_data["topic"] or None,
-                                   assessors=tuple(query.validated_data["assessor"]))
-        return Response([serializers.conflict_data(row) for row in rows])
+        options = query.validated_data
+        filters = dict(campaign=campaign, topic=options["topic"] or None, assessors=tuple(options["assessor"]),
+                       min_gap=options["gap"], unresolved=options["unresolved"])
+        ids = selectors.disputed_item_ids(**filters)
+        total = len(ids)
+        start = (options["page"] - 1) * options["page_size"]
+        rows = selectors.conflict_rows(ids[start:start + options["page_size"]])
+        response = Response([serializers.conflict_data(row) for row in rows])
+        response["X-Total-Count"] = str(total)
+        if options["page"] * options["page_size"] < total:
+            following = params.copy()
+            following["page"] = str(options["page"] + 1)
+            response["Link"] = f'<{request.build_absolute_uri(request.path)}?{following.urlencode()}>; rel="next"'
+        return response
 
 
 class Adjudicate(CampaignScoped, APIView):
@@ -290,7 +309,7 @@ class Dashboard(CampaignScoped, APIView):
         query.is_valid(raise_exception=True)
         options = query.validated_data
         data = campaign_dashboard(campaign=campaign, stat=choice(options["stat"]), binary=options["binary"],
-                                  rate=options["rate"])
+                                  rate=options["rate"], heatmap=options["heatmap"])
         return Response(serializers.DashboardSerializer(data).data)
 
 
@@ -305,6 +324,7 @@ class Rejudge(CampaignScoped, APIView):
         result = rejudge_request(campaign=campaign, user=request.user, token=data.validated_data["token"],
                                  topic=data.validated_data["topic"] or None,
                                  assessors=tuple(data.validated_data["assessors"]))
+        forget_stamp(campaign)
         return Response({"raised": list(result.raised), "skipped": list(result.skipped), "replay": result.replay})
 
 
@@ -323,6 +343,7 @@ class AssessorBlock(CampaignScoped, APIView):
             changed = assessor_block(assessor=assessor, user=request.user, reason=data.validated_data["reason"])
         else:
             changed = assessor_unblock(assessor=assessor, user=request.user)
+        forget_stamp(campaign)
         assessor.refresh_from_db(fields=["blocked", "blocked_reason", "blocked_at", "gold_check_waived"])
         return Response(serializers.AssessorQualitySerializer({
             "id": assessor.pk, "name": str(assessor), "kind": assessor.kind, "blocked": assessor.blocked,

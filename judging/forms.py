@@ -81,6 +81,21 @@ class FreezeForm(forms.Form):
 
     rule = forms.ChoiceField(choices=QrelsVersion.Rule.choices)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    ds_smoothing = forms.FloatField(
+        required=False, min_value=1e-6, max_value=100.0, label="Dawid–Skene smoothing",
+        help_text="Pseudo-count added to every cell of each assessor's confusion matrix (default 0.01); larger "
+                  "values keep assessors with few labels close to uniform.")
+    ds_max_iter = forms.IntegerField(required=False, min_value=1, max_value=5000, label="Dawid–Skene rounds at most",
+                                     help_text="Default 500.")
+    ds_tol = forms.FloatField(required=False, min_value=1e-12, max_value=1.0, label="Dawid–Skene tolerance",
+                              help_text="Stop when the log-likelihood per item changes by less (default 1e-5).")
+
+    def freeze_options(self) -> dict:
+        """Return the cleaned data as qrels_freeze's keyword arguments."""
+        data = self.cleaned_data
+        options = {"smoothing": data.get("ds_smoothing"), "max_iter": data.get("ds_max_iter"), "tol": data.get("ds_tol")}
+        return {"rule": data["rule"], "description": data["description"],
+                "ds_options": {k: v for k, v in options.items() if v is not None}}
 
 
 class CampaignKeysForm(forms.Form):

@@ -326,6 +326,11 @@ class QrelsVersion(models.Model):
     num_relevant = models.PositiveIntegerField(default=0)
     checksum = models.CharField(max_length=64, help_text="SHA-256 of the TREC qrels text.")
     content = models.TextField(help_text="The qrels in TREC format (qid 0 docno grade), exactly as downloaded.")
+    aggregation = models.JSONField(
+        default=dict, blank=True,
+        help_text="How an aggregating rule ended (Dawid–Skene: iterations, converged, log_likelihood, tolerance, "
+                  "smoothing, collapsed).",
+    )
 
     class Meta:
         ordering = ["collection", "-number"]
@@ -333,3 +338,15 @@ class QrelsVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.collection.slug} qrels v{self.number}"
+
+    @property
+    def aggregation_warning(self) -> str:
+        """Say what a lead must know about how an aggregating rule ended ("" when nothing)."""
+        info = self.aggregation or {}
+        notes = []
+        if info.get("converged") is False:
+            notes.append(f"Dawid–Skene stopped after {info.get('iterations')} rounds without converging "
+                         f"(tolerance {info.get('tolerance')}); its labels may still change with more rounds")
+        if info.get("collapsed"):
+            notes.append(f"labels collapsed: {info.get('collapse_reason')}")
+        return "; ".join(notes)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, F, Max, Min, Q, Sum
 
 from judging.access import campaigns_for_assessor
-from judging.models import Assessor, Campaign, Item, Judgment
+from judging.models import Adjudication, Assessor, Campaign, Item, Judgment
 
 
 def _assigned_items(assessor: Assessor):
@@ -93,45 +93,86 @@ def campaign_progress(*, campaign: Campaign) -> dict:
     }
 
 
-def disputed_items(*, campaign: Campaign, topic: str | None = None, assessors=()):
+def disputed_items(*, campaign: Campaign, topic: str | None = None, assessors=(), min_gap: int | None = None,
+                   unresolved: bool = False):
     """Return a queryset of the campaign's regular items whose labels disagree (see ``conflicts``).
 
     ``topic`` (a qid) keeps one topic's items; ``assessors`` (Assessor ids) keeps items that
-    every one of them labelled — the pairs behind one cell of the dashboard's heatmap.
+    every one of them labelled — the pairs behind one cell of the dashboard's heatmap;
+    ``min_gap`` keeps items whose highest and lowest labels are at least that many grades
+    apart; ``unresolved`` leaves out items the lead has already adjudicated.
     """
     disputed = (
         Judgment.objects.filter(item__campaign=campaign, item__is_gold=False, skipped=False, assessor__blocked=False)
         .values("item_id")
-        .annotate(grades=Count("grade", distinct=True))
+        .annotate(grades=Count("grade", distinct=True), gap=Max("grade") - Min("grade"))
         .filter(grades__gt=1)
-        .values_list("item_id", flat=True)
     )
-    items = Item.objects.filter(campaign=campaign, pk__in=disputed)
+    if min_gap:
+        disputed = disputed.filter(gap__gte=min_gap)
+    items = Item.objects.filter(campaign=campaign, pk__in=disputed.values_list("item_id", flat=True))
     if topic:
         items = items.filter(pair__topic__qid=topic)
     for assessor_id in assessors:
         items = items.filter(pk__in=Judgment.objects.filter(assessor_id=assessor_id, skipped=False).values("item_id"))
+    if unresolved:
+        items = items.filter(adjudication__isnull=True)
     return items
 
 
-def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=()) -> list[dict]:
+CONFLICTS_PER_PAGE = 50
+
+
+def disputed_item_ids(*, campaign: Campaign, topic: str | None = None, assessors=(), min_gap: int | None = None,
+                      unresolved: bool = False) -> list[int]:
+    """Return the ids of :func:`disputed_items` in campaign order.
+
+    Finding the disputes groups every judgment of the campaign (a second on 100,000 judgments),
+    so the list is kept under the dashboard's data stamp (it changes with judgments, blocks and
+    rejudge requests; see judging.dashboard.selectors.data_stamp). ``unresolved`` is applied
+    afresh on every call, so an adjudication drops its pair from that list at once.
+    """
+    from judging.dashboard.selectors import cached_under_stamp
+
+    key = f"disputed:{topic or ''}:{','.join(str(a) for a in sorted(assessors))}:{min_gap or 0}"
+    ids = cached_under_stamp(campaign, key, lambda: list(
+        disputed_items(campaign=campaign, topic=topic, assessors=assessors, min_gap=min_gap)
+        .order_by("position").values_list("pk", flat=True)))
+    if unresolved:
+        decided = set(Adjudication.objects.filter(campaign=campaign).values_list("item_id", flat=True))
+        ids = [pk for pk in ids if pk not in decided]
+    return ids
+
+
+def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=(), min_gap: int | None = None,
+              unresolved: bool = False, page: int | None = None, per_page: int = CONFLICTS_PER_PAGE) -> list[dict]:
     """Return regular items whose labels disagree, with every label, its assessor, time and comment.
 
     An item is a conflict when its non-skipped labels hold two or more distinct grades.
     Blocked crowd workers' labels are shown (marked) but don't make a conflict on their own.
-    ``topic`` and ``assessors`` filter as in :func:`disputed_items`.
-    Rows: {"item", "pair", "labels": [{"assessor", "kind", "blocked", "grade", "skipped",
-    "seconds", "comment", "at"}], "adjudication"}.
+    ``topic``, ``assessors``, ``min_gap`` and ``unresolved`` filter as in :func:`disputed_items`;
+    with ``page`` (from 1) only that page of ``per_page`` items (in campaign order) is loaded.
+    Rows: {"item", "pair", "document", "labels": [{"assessor", "kind", "blocked", "grade",
+    "skipped", "seconds", "comment", "at"}], "adjudication"}.
     """
-    disputed = disputed_items(campaign=campaign, topic=topic, assessors=assessors).values_list("pk", flat=True)
-    items = list(
-        Item.objects.filter(pk__in=list(disputed))
+    ids = disputed_item_ids(campaign=campaign, topic=topic, assessors=assessors, min_gap=min_gap,
+                            unresolved=unresolved)
+    if page is not None:
+        start = (max(page, 1) - 1) * per_page
+        ids = ids[start:start + per_page]
+    return conflict_rows(ids)
+
+
+def conflict_rows(item_ids: list[int]) -> list[dict]:
+    """Return the conflicts() rows of the given items, in the given order (two queries)."""
+    items = {
+        item.pk: item for item in Item.objects.filter(pk__in=item_ids)
         .select_related("pair__topic", "pair__document", "adjudication")
-        .order_by("position")
-    )
+    }
     labels = defaultdict(list)
     judgments = (
-        Judgment.objects.filter(item__in=items).select_related("assessor__user").order_by("item_id", "created_at", "pk")
+        Judgment.objects.filter(item_id__in=item_ids).select_related("assessor__user")
+        .order_by("item_id", "created_at", "pk")
     )
     for j in judgments:
         labels[j.item_id].append({
@@ -140,9 +181,11 @@ def conflicts(*, campaign: Campaign, topic: str | None = None, assessors=()) -> 
             "comment": j.comment, "at": j.updated_at,
         })
     rows = []
-    for item in items:
+    for pk in item_ids:
+        item = items[pk]
         adjudication = getattr(item, "adjudication", None)  # a missing reverse one-to-one raises AttributeError
-        rows.append({"item": item, "pair": item.pair, "labels": labels[item.pk], "adjudication": adjudication})
+        rows.append({"item": item, "pair": item.pair, "document": item.pair.document, "labels": labels[item.pk],
+                     "adjudication": adjudication})
     return rows
 
 

@@ -69,6 +69,22 @@ class AdjudicateSerializer(serializers.Serializer):
 class FreezeSerializer(serializers.Serializer):
     rule = serializers.ChoiceField(choices=QrelsVersion.Rule.choices)
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    ds_options = serializers.DictField(
+        child=serializers.FloatField(), required=False, default=dict,
+        help_text="Dawid–Skene only: smoothing (default 0.01), tol (1e-5), max_iter (500).")
+
+    def validate_ds_options(self, value: dict) -> dict:
+        unknown = set(value) - {"smoothing", "tol", "max_iter"}
+        if unknown:
+            raise serializers.ValidationError(f"Unknown options: {', '.join(sorted(unknown))}.")
+        if "max_iter" in value:
+            if value["max_iter"] != int(value["max_iter"]) or not 1 <= value["max_iter"] <= 5000:
+                raise serializers.ValidationError("max_iter must be a whole number from 1 to 5000.")
+            value["max_iter"] = int(value["max_iter"])
+        for name in ("smoothing", "tol"):
+            if name in value and not 0 < value[name] <= 100:
+                raise serializers.ValidationError(f"{name} must be positive.")
+        return value
 
 
 class PrelsQuerySerializer(serializers.Serializer):
@@ -79,11 +95,13 @@ class PrelsQuerySerializer(serializers.Serializer):
 
 class QrelsVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username")
+    warning = serializers.CharField(source="aggregation_warning", read_only=True,
+                                    help_text="Non-empty when Dawid–Skene did not converge or its labels collapsed.")
 
     class Meta:
         model = QrelsVersion
         fields = ["number", "campaign", "rule", "description", "created_at", "created_by", "num_topics",
-                  "num_judgments", "num_relevant", "checksum"]
+                  "num_judgments", "num_relevant", "checksum", "aggregation", "warning"]
 
 
 class ConflictFilterSerializer(serializers.Serializer):
@@ -92,6 +110,14 @@ class ConflictFilterSerializer(serializers.Serializer):
     topic = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
     assessor = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list,
                                      max_length=20)
+    gap = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1,
+                                   help_text="Only pairs whose labels lie at least this many grades apart.")
+    unresolved = serializers.BooleanField(required=False, default=False, help_text="Only pairs not yet adjudicated.")
+    page = serializers.IntegerField(required=False, default=1, min_value=1)
+    page_size = serializers.IntegerField(required=False, default=500, min_value=1, max_value=500)
+
+
+CONFLICTS_API_PAGE = 500
 
 
 def conflict_data(row: dict) -> dict:
@@ -122,6 +148,9 @@ class DashboardQuerySerializer(serializers.Serializer):
     stat = serializers.ChoiceField(choices=(), required=False, default="cohen")
     binary = serializers.BooleanField(required=False, default=False)
     rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
+    heatmap = serializers.ChoiceField(choices=("judgments", "lowest", "flagged"), required=False, default="judgments",
+                                      help_text="Which assessors the matrix shows (at most 40): most labels, lowest "
+                                                "agreement with the others, or flagged first.")
 
     def __init__(self, *args, **kwargs):
         from judging.dashboard.choices import CHOICES
@@ -136,8 +165,23 @@ class DashboardStatisticSerializer(serializers.Serializer):
     group_label = serializers.CharField(help_text="The statistic used per topic and over time.")
     binary = serializers.BooleanField()
     low_threshold = serializers.FloatField()
-    matrix_limited = serializers.BooleanField(help_text="True when the matrix shows only the most active assessors.")
+    matrix_limited = serializers.BooleanField(help_text="True when the matrix shows only some assessors (see heatmap).")
     max_matrix_raters = serializers.IntegerField()
+    items_counted = serializers.CharField(help_text="Which items (or assessor pairs) the group value rests on.")
+    low_pair_overlap = serializers.IntegerField(help_text="low_pairs lists pairs sharing at least this many items.")
+
+
+class HeatmapChoiceSerializer(serializers.Serializer):
+    choice = serializers.CharField()
+    explanation = serializers.CharField()
+    assessors_with_labels = serializers.IntegerField()
+
+
+class FreshnessSerializer(serializers.Serializer):
+    computed_at = serializers.FloatField(help_text="When the figures were computed (epoch seconds).")
+    age_seconds = serializers.FloatField()
+    judgments = serializers.IntegerField(help_text="Judgments recorded when the figures were computed.")
+    cached = serializers.BooleanField(help_text="Served from the cache (the data has not changed since).")
 
 
 class TopicProgressSerializer(serializers.Serializer):
@@ -224,6 +268,9 @@ class TopicAgreementSerializer(serializers.Serializer):
     n_items = serializers.IntegerField()
     reason = serializers.CharField(allow_null=True)
     low = serializers.BooleanField()
+    ci_low = serializers.FloatField(allow_null=True, required=False)
+    ci_high = serializers.FloatField(allow_null=True, required=False)
+    ci_reason = serializers.CharField(allow_null=True, required=False, help_text="Why there is no interval.")
 
 
 class TimePointSerializer(serializers.Serializer):
@@ -239,6 +286,7 @@ class GroupValueSerializer(serializers.Serializer):
     reason = serializers.CharField(allow_null=True)
     ci_low = serializers.FloatField(allow_null=True, help_text="95 % bootstrap interval over items (seed 0).")
     ci_high = serializers.FloatField(allow_null=True)
+    ci_reason = serializers.CharField(allow_null=True, required=False, help_text="Why there is no interval.")
 
 
 class OverTimeSerializer(serializers.Serializer):
@@ -259,6 +307,9 @@ class DashboardSerializer(serializers.Serializer):
     overall = GroupValueSerializer(help_text="All assessors together, with the statistic's group form.")
     topics = TopicAgreementSerializer(many=True)
     over_time = OverTimeSerializer()
+    heatmap = HeatmapChoiceSerializer()
+    freshness = FreshnessSerializer()
+    imported = serializers.BooleanField(help_text="An imported campaign: no throughput, time or cost figures.")
 
 
 class RejudgeSerializer(serializers.Serializer):

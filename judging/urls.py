@@ -28,6 +28,8 @@ urlpatterns = [
     path(campaign + "keys/", settings.campaign_settings, name="campaign-settings"),
     path(campaign + "dashboard/", dashboard.campaign_dashboard_page, name="campaign-dashboard"),
     path(campaign + "rejudge/", dashboard.campaign_rejudge, name="campaign-rejudge"),
+    path(campaign + "assessors/", dashboard.campaign_assessors_page, name="campaign-assessors"),
+    path(campaign + "low-agreement/", dashboard.campaign_low_agreement_page, name="campaign-low-agreement"),
     path(campaign + "assessors/<int:assessor_id>/block/", dashboard.campaign_assessor_block,
          name="campaign-assessor-block"),
     path(campaign + "conflicts/", lead.campaign_conflicts, name="campaign-conflicts"),

@@ -7,8 +7,12 @@ Flag thresholds (documented in docs/user-guide-leads.md):
 - too fast: median active seconds per judgment below ``max(FAST_SECONDS, campaign median × FAST_SHARE)``;
 - low agreement: mean pairwise agreement with the others below ``LOW_AGREEMENT`` (0.2, the
   top of Landis & Koch's "slight"), or below ``LOW_PERCENT`` (0.5) for percent agreement;
-- the heatmap (and "agreement with others") covers at most MAX_MATRIX_RATERS (40) assessors,
-  those with the most labels;
+- "agreement with others": the assessor's pairwise values with every assessor sharing at least
+  two items, averaged weighted by shared items (every assessor, computed sparse);
+- the heatmap shows at most MAX_MATRIX_RATERS (40) assessors, chosen by HEATMAP_CHOICES
+  (most labels by default; lowest agreement; flagged first);
+- the low-agreement list: assessor pairs sharing at least LOW_PAIR_OVERLAP (10) items whose
+  value is under the low threshold;
 - low gold accuracy: below ``max(campaign.gold_accuracy_threshold, LOW_GOLD)`` once the
   assessor has answered at least ``campaign.gold_min_answers`` gold pairs (at least one).
 """
@@ -19,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judging.agreement import RatingTable, agreement, binarize_table, pairwise_matrix
-from judging.agreement_mean_pairwise import mean_pairwise
+from judging.agreement import RatingTable, agreement, binarize_table
+from judging.agreement_mean_pairwise import MIN_CI_ITEMS, TOO_LITTLE_OVERLAP, PairValues, mean_pairwise, pair_values
 from judging.dashboard.choices import StatChoice
 
 FAST_SECONDS = 3.0
@@ -30,8 +34,11 @@ LOW_PERCENT = 0.5
 LOW_GOLD = 0.6
 MIN_PAIR_OVERLAP = 2
 MAX_MATRIX_RATERS = 40
+MIN_HEATMAP_LABELS = 20  # "lowest agreement" heatmap: assessors with fewer labels say too little
+LOW_PAIR_OVERLAP = 10  # the low-agreement list: pairs sharing fewer items say too little
 OVERALL_BOOTSTRAP = 200  # resamples for the overall value's interval (about 0.05 s on 25,000 items)
 TOPIC_BOOTSTRAP = 200  # resamples for each topic's interval
+MEAN_PAIRWISE_BOOTSTRAP = 100  # mean pairwise intervals need only a standard error, which 100 resamples give
 RECENT_HOURS = 24.0
 MAX_TIME_BUCKETS = 10
 MIN_BUCKET_ITEMS = 10  # fewer doubly judged items than this say nothing about agreement
@@ -104,7 +111,8 @@ def throughput(times: np.ndarray, *, now: float) -> dict:
 
 def estimate(*, seconds: np.ndarray, remaining: int, rate: float | None, recent_per_hour: float | None) -> dict:
     """Return the effort to finish (median active seconds × remaining), its cost at ``rate`` per hour,
-    and the wall-clock hours at the recent throughput."""
+    and the wall-clock hours at the recent throughput. Unknown seconds (NaN, imported judgments) are left out."""
+    seconds = _known_seconds(np.asarray(seconds, dtype=float))
     median = float(np.median(seconds)) if seconds.size else None
     hours = None if median is None else median * remaining / 3600
     return {
@@ -116,49 +124,63 @@ def estimate(*, seconds: np.ndarray, remaining: int, rate: float | None, recent_
 
 def rating_table(data: CampaignArrays, *, binary: bool) -> tuple[RatingTable, np.ndarray]:
     """Return the items × assessors table of labels on regular items (skips and blocked assessors left out)
-    and each table row's topic index. With ``binary`` the grades collapse at the relevance threshold."""
+    and each table row's topic index. With ``binary`` the grades collapse at the relevance threshold.
+
+    The table is sparse (only the labels that exist) and keeps items labelled once: the
+    statistics that use them (Gwet's category prevalence) see exactly what the library sees.
+    """
     blocked = np.array([a["blocked"] for a in data.assessors], dtype=bool)
     keep = (data.j_grade >= 0) & ~data.is_gold[data.j_item]
     if blocked.size:
         keep &= ~blocked[data.j_assessor]
-    items, rows = np.unique(data.j_item[keep], return_inverse=True)
-    raters, cols = np.unique(data.j_assessor[keep], return_inverse=True)
-    positions = np.full((items.size, raters.size), -1, dtype=np.int64)
-    positions[rows, cols] = data.j_grade[keep]
-    table = RatingTable(tuple(int(i) for i in items), tuple(int(r) for r in raters), positions, data.scale)
+    # last label of each (item, assessor) wins, as dedupe_judgments does
+    j_item, j_assessor, j_grade = data.j_item[keep], data.j_assessor[keep], data.j_grade[keep]
+    order = np.lexsort((data.j_time[keep], j_assessor, j_item))
+    j_item, j_assessor, j_grade = j_item[order], j_assessor[order], j_grade[order]
+    last = np.ones(j_item.size, dtype=bool)
+    last[:-1] = (j_item[1:] != j_item[:-1]) | (j_assessor[1:] != j_assessor[:-1])
+    items, rows = np.unique(j_item[last], return_inverse=True)
+    raters, cols = np.unique(j_assessor[last], return_inverse=True)
+    table = RatingTable.from_labels(items.tolist(), raters.tolist(), rows.reshape(-1), cols.reshape(-1),
+                                    j_grade[last], data.scale, int((~last).sum()))
     if binary:
         table = binarize_table(table, threshold=data.threshold)
     return table, data.item_topic[items] if items.size else np.zeros(0, dtype=np.int64)
 
 
-def _subtable(table: RatingTable, rows: np.ndarray) -> RatingTable:
-    items = np.asarray(table.items)[rows].tolist()  # item ids are ints here: one C-level gather, not a loop
-    return RatingTable(tuple(items), table.raters, table.positions[rows], table.categories)
+NO_DOUBLY = "no pair judged twice"
 
 
 def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boot: int = 0) -> dict:
     """Return the choice's per-group statistic over the given table rows: {"value", "n_items", "reason"}.
 
-    Two-assessor statistics give their mean over assessor pairs (Light's κ for Cohen's κ; see
-    judging.agreement_mean_pairwise). With ``n_boot`` > 0 also "ci_low"/"ci_high": a 95 %
-    bootstrap interval over items (seed 0).
+    Exactly the library call on exactly these rows: the many-assessor statistics get every
+    labelled item of the group (Fleiss' κ and Krippendorff's α use the items labelled at least
+    twice, Gwet's AC1 also counts the items labelled once in its category prevalence, as
+    :func:`judging.agreement.gwet_ac` defines it); two-assessor statistics give their mean over
+    assessor pairs sharing at least MIN_PAIR_OVERLAP items (Light's κ for Cohen's κ; see
+    judging.agreement_mean_pairwise). "n_items" counts the items labelled at least twice.
+    With ``n_boot`` > 0 also "ci_low"/"ci_high" (95 %, seed 0), or "ci_reason" when the group
+    has too little overlap for one.
     """
-    rows = rows[(table.positions[rows] >= 0).sum(axis=1) >= 2]
-    if rows.size == 0:
-        out = {"value": None, "n_items": 0, "reason": "no pair judged twice"}
-        return {**out, "ci_low": None, "ci_high": None} if n_boot else out
+    sub = table.take_items(np.asarray(rows, dtype=np.int64))
+    n_doubly = int((sub.labels_per_item() >= 2).sum())
+    if n_doubly == 0:
+        out = {"value": None, "n_items": 0, "reason": NO_DOUBLY}
+        return {**out, "ci_low": None, "ci_high": None, "ci_reason": None} if n_boot else out
     options = dict(stat.group)
     if "mean_pairwise" in options:
-        [result] = mean_pairwise(_subtable(table, rows), statistic=options["mean_pairwise"],
-                                 weights=options.get("weights"), min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
+        [result] = mean_pairwise(sub, statistic=options["mean_pairwise"], weights=options.get("weights"),
+                                 min_overlap=MIN_PAIR_OVERLAP, n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
         return _mean_pairwise_cell(result, n_boot)
     ci = "bootstrap" if n_boot else None
-    result = agreement(_subtable(table, rows), categories=table.categories, ci=ci, n_boot=max(n_boot, 1), seed=0,
-                       **options)
-    out = {"value": result.value, "n_items": int(rows.size),
+    result = agreement(sub, categories=table.categories, ci=ci, n_boot=max(n_boot, 1), seed=0, **options)
+    out = {"value": result.value, "n_items": result.n_items,
            "reason": None if result.value is not None else result.undefined_reason}
     if n_boot:
-        out.update(ci_low=result.ci_low, ci_high=result.ci_high)
+        too_few = result.value is not None and result.n_items < MIN_CI_ITEMS
+        out.update(ci_low=None if too_few else result.ci_low, ci_high=None if too_few else result.ci_high,
+                   ci_reason=f"{TOO_LITTLE_OVERLAP} ({result.n_items} items judged twice)" if too_few else None)
     return out
 
 
@@ -166,7 +188,7 @@ def _mean_pairwise_cell(result, n_boot: int) -> dict:
     """Return a MeanPairwise result as a group cell (with its interval when bootstrapped)."""
     cell = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
     if n_boot:
-        cell.update(ci_low=result.ci_low, ci_high=result.ci_high)
+        cell.update(ci_low=result.ci_low, ci_high=result.ci_high, ci_reason=result.ci_reason)
     return cell
 
 
@@ -174,27 +196,30 @@ def per_topic(table: RatingTable, row_topic: np.ndarray, topics: Sequence[tuple[
               n_boot: int = 0) -> list[dict]:
     """Return the group statistic for every topic with at least one doubly judged pair.
 
-    With ``n_boot`` > 0 each topic also gets a 95 % bootstrap interval over its items (seed 0),
-    so a lead can tell a low value on a handful of pairs from a low value on many. Mean pairwise
-    statistics take every topic in one grouped computation; the others one topic at a time.
+    With ``n_boot`` > 0 each topic also gets a 95 % interval (seed 0), so a lead can tell a low
+    value on a handful of pairs from a low value on many. Mean pairwise statistics take every
+    topic in one grouped computation; the others one topic at a time.
     """
     options = dict(stat.group)
+    doubly = table.labels_per_item() >= 2
     if "mean_pairwise" in options:
-        doubly = (table.positions >= 0).sum(axis=1) >= 2
         present = np.unique(row_topic[doubly])
         if present.size == 0:
             return []
         index = np.full(int(row_topic.max()) + 1, -1, dtype=np.int64)
         index[present] = np.arange(present.size)
         keep = np.flatnonzero(index[row_topic] >= 0)
-        results = mean_pairwise(_subtable(table, keep), statistic=options["mean_pairwise"],
+        results = mean_pairwise(table.take_items(keep), statistic=options["mean_pairwise"],
                                 weights=options.get("weights"), groups=index[row_topic[keep]],
-                                n_groups=present.size, min_overlap=MIN_PAIR_OVERLAP, n_boot=n_boot)
+                                n_groups=present.size, min_overlap=MIN_PAIR_OVERLAP,
+                                n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
         return [{"qid": topics[t][0], "title": topics[t][1], **_mean_pairwise_cell(result, n_boot)}
                 for t, result in zip(present.tolist(), results)]
     out = []
-    for t in np.unique(row_topic):
-        cell = group_value(table, np.flatnonzero(row_topic == t), stat, n_boot=n_boot)
+    order = np.argsort(row_topic, kind="stable")
+    bounds = np.searchsorted(row_topic[order], np.arange(len(topics) + 1))
+    for t in np.unique(row_topic[doubly]).tolist():
+        cell = group_value(table, order[bounds[t]:bounds[t + 1]], stat, n_boot=n_boot)
         if cell["n_items"]:
             out.append({"qid": topics[t][0], "title": topics[t][1], **cell})
     return out
@@ -205,7 +230,8 @@ def over_time(table: RatingTable, data: CampaignArrays, stat: StatChoice) -> dic
     else in up to MAX_TIME_BUCKETS equal groups (of at least MIN_BUCKET_ITEMS items when there
     are that many) of items in order of completion.
 
-    An item counts when its last label arrives (the moment its agreement becomes visible).
+    An item counts when its last label arrives (the moment its agreement becomes visible); a
+    day or bucket holds the items completed in it (labelled at least twice).
     """
     if not table.items:
         return {"unit": "day", "points": []}
@@ -213,7 +239,7 @@ def over_time(table: RatingTable, data: CampaignArrays, stat: StatChoice) -> dic
     done = np.zeros(data.item_ids.size)
     np.maximum.at(done, data.j_item[keep], data.j_time[keep])
     rows_done = done[np.asarray(table.items, dtype=np.int64)]
-    doubly = (table.positions >= 0).sum(axis=1) >= 2
+    doubly = table.labels_per_item() >= 2
     days = np.floor(rows_done / 86400).astype(np.int64)
     points = []
     if np.unique(days[doubly]).size >= 2:
@@ -231,20 +257,79 @@ def over_time(table: RatingTable, data: CampaignArrays, stat: StatChoice) -> dic
     return {"unit": unit, "points": points}
 
 
-def pairwise(table: RatingTable, stat: StatChoice, *, max_raters: int | None = None):
-    """Return the pairwise matrix of the chosen statistic (pairs under MIN_PAIR_OVERLAP shared items undefined).
-
-    With ``max_raters`` only that many raters enter — those with the most labels (ties: first
-    column first) — since a crowd campaign's hundreds of workers would mean tens of thousands
-    of pairs, most sharing an item or two, and a heatmap nobody can read.
-    """
-    if max_raters is not None and len(table.raters) > max_raters:
-        judged = (table.positions >= 0).sum(axis=0)
-        keep = np.sort(np.argsort(-judged, kind="stable")[:max_raters])
-        table = RatingTable(table.items, tuple(table.raters[k] for k in keep), table.positions[:, keep],
-                            table.categories)
+def pairs(table: RatingTable, stat: StatChoice) -> PairValues:
+    """Return the chosen statistic for every pair of assessors sharing an item (undefined under
+    MIN_PAIR_OVERLAP shared items): the library's two-assessor value on the pair's shared items."""
     options = dict(stat.pair)
-    return pairwise_matrix(table, categories=table.categories, min_overlap=MIN_PAIR_OVERLAP, ci=None, **options)
+    return pair_values(table, statistic=options.pop("statistic"), min_overlap=MIN_PAIR_OVERLAP, **options)
+
+
+def agreement_with_others(table: RatingTable, found: PairValues) -> np.ndarray:
+    """Return each table column's agreement with everyone else: its defined pair values averaged,
+    weighted by shared items (NaN when it has no defined pair)."""
+    n = len(table.raters)
+    defined = ~np.isnan(found.value)
+    a, b = found.a[defined], found.b[defined]
+    weight = found.n_items[defined].astype(float)
+    total = np.bincount(a, weights=found.value[defined] * weight, minlength=n) + np.bincount(
+        b, weights=found.value[defined] * weight, minlength=n)
+    weights = np.bincount(a, weights=weight, minlength=n) + np.bincount(b, weights=weight, minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(weights > 0, total / np.maximum(weights, 1e-12), np.nan)
+
+
+HEATMAP_CHOICES = {
+    "judgments": "the assessors with the most labels",
+    "lowest": "the assessors with the lowest agreement with the others (among those with at least "
+              f"{MIN_HEATMAP_LABELS} labels)",
+    "flagged": "flagged assessors first (too fast, low agreement, low gold accuracy), then the most labels",
+}
+
+
+def heatmap_columns(table: RatingTable, agree: np.ndarray, flagged_columns: np.ndarray, *, choose: str,
+                    limit: int | None = None) -> np.ndarray:
+    """Return the table columns the heatmap shows (at most ``limit``, default MAX_MATRIX_RATERS, in column order) under a choice of
+    HEATMAP_CHOICES; ties go to the most labels, then the first column."""
+    limit = MAX_MATRIX_RATERS if limit is None else limit
+    judged = np.bincount(table.label_rater, minlength=len(table.raters))
+    if len(table.raters) <= limit:
+        return np.arange(len(table.raters))
+    if choose == "lowest":
+        score = np.where((judged >= MIN_HEATMAP_LABELS) & ~np.isnan(agree), agree, np.inf)
+        ranked = np.lexsort((np.arange(judged.size), -judged, score))
+    elif choose == "flagged":
+        ranked = np.lexsort((np.arange(judged.size), -judged, ~flagged_columns))
+    else:
+        ranked = np.lexsort((np.arange(judged.size), -judged))
+    return np.sort(ranked[:limit])
+
+
+def pair_matrix(found: PairValues, columns: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the values (NaN undefined, 1 on the diagonal) and shared-item counts (diagonal: items judged)
+    of the chosen columns, from the pairs found."""
+    k = columns.size
+    where = np.full(judged.size, -1, dtype=np.int64)
+    where[columns] = np.arange(k)
+    values = np.full((k, k), np.nan)
+    np.fill_diagonal(values, 1.0)
+    overlaps = np.diag(judged[columns]).astype(np.int64)
+    i, j = where[found.a], where[found.b]
+    inside = (i >= 0) & (j >= 0)
+    values[i[inside], j[inside]] = values[j[inside], i[inside]] = found.value[inside]
+    overlaps[i[inside], j[inside]] = overlaps[j[inside], i[inside]] = found.n_items[inside]
+    return values, overlaps
+
+
+def items_counted(stat: StatChoice) -> str:
+    """Say which items the chosen statistic's group value rests on (shown on the page and in the API)."""
+    options = dict(stat.group)
+    if "mean_pairwise" in options:
+        return (f"every pair of assessors sharing at least {MIN_PAIR_OVERLAP} items of the group, on the items "
+                "they share; the value is the mean over those pairs")
+    if options.get("statistic") == "gwet":
+        return ("items labelled at least twice for observed agreement; every labelled item for the category "
+                "prevalence (as Gwet defines AC1/AC2 with missing ratings)")
+    return "items labelled at least twice (an item labelled once carries no agreement)"
 
 
 def low_agreement_threshold(stat: StatChoice) -> float:
@@ -252,36 +337,56 @@ def low_agreement_threshold(stat: StatChoice) -> float:
     return LOW_PERCENT if stat.key == "percent" else LOW_AGREEMENT
 
 
-def assessor_rows(data: CampaignArrays, matrix, stat: StatChoice, *, gold_threshold: float,
+def low_pairs(found: PairValues, stat: StatChoice) -> np.ndarray:
+    """Return the indices (into ``found``) of pairs sharing at least LOW_PAIR_OVERLAP items whose value
+    is under the low threshold, lowest first (a pair meeting on two items says little)."""
+    low = low_agreement_threshold(stat)
+    hit = np.flatnonzero((found.n_items >= LOW_PAIR_OVERLAP) & ~np.isnan(found.value) & (found.value < low))
+    return hit[np.lexsort((-found.n_items[hit], found.value[hit]))]
+
+
+def _known_seconds(seconds: np.ndarray) -> np.ndarray:
+    """Return the active seconds that are known (imported judgments may carry none: NaN)."""
+    return seconds[np.isfinite(seconds)]
+
+
+def assessor_rows(data: CampaignArrays, agree: np.ndarray, stat: StatChoice, *, gold_threshold: float,
                   gold_min_answers: int) -> list[dict]:
-    """Return one row per assessor: counts, median seconds, label distribution, agreement, gold accuracy, flags."""
+    """Return one row per assessor: counts, median seconds, label distribution, agreement, gold accuracy, flags.
+
+    ``agree`` is each assessor's agreement with the others (NaN when none), indexed like
+    ``data.assessors``. Unknown active seconds (NaN) are left out of the medians; an assessor
+    with no known time is never "too fast".
+    """
     n = len(data.assessors)
     q = len(data.scale)
     labelled = data.j_grade >= 0
     counts = np.bincount(data.j_assessor[labelled], minlength=n)
     skips = np.bincount(data.j_assessor[~labelled], minlength=n)
-    dist = np.zeros((n, q), dtype=np.int64)
-    np.add.at(dist, (data.j_assessor[labelled], data.j_grade[labelled]), 1)
+    dist = np.bincount(data.j_assessor[labelled] * q + data.j_grade[labelled], minlength=n * q).reshape(n, q)
     on_gold = labelled & data.is_gold[data.j_item] & ~np.isnan(data.gold_grade[data.j_item])
     gold_answered = np.bincount(data.j_assessor[on_gold], minlength=n)
     hit = on_gold & (np.asarray(data.scale)[np.maximum(data.j_grade, 0)] == data.gold_grade[data.j_item])
     gold_correct = np.bincount(data.j_assessor[hit], minlength=n)
-    campaign_median = float(np.median(data.j_seconds)) if data.j_seconds.size else 0.0
+    known = _known_seconds(data.j_seconds)
+    campaign_median = float(np.median(known)) if known.size else 0.0
     fast_limit = max(FAST_SECONDS, campaign_median * FAST_SHARE)
-    order = np.argsort(data.j_assessor, kind="stable")
+    timed = np.isfinite(data.j_seconds)
+    order = np.lexsort((data.j_seconds, data.j_assessor))
+    order = order[timed[order]]
     bounds = np.searchsorted(data.j_assessor[order], np.arange(n + 1))
     low = low_agreement_threshold(stat)
     gold_floor = max(gold_threshold, LOW_GOLD)
     rows = []
     for a, person in enumerate(data.assessors):
-        seconds = data.j_seconds[order[bounds[a]:bounds[a + 1]]]
+        seconds = data.j_seconds[order[bounds[a]:bounds[a + 1]]]  # sorted: the median is the middle
         median = float(np.median(seconds)) if seconds.size else None
-        agree = matrix.mean_agreement(a) if a in matrix.raters else None
+        agreement_value = None if np.isnan(agree[a]) else float(agree[a])
         accuracy = gold_correct[a] / gold_answered[a] if gold_answered[a] else None
         flags = []
         if median is not None and median < fast_limit:
             flags.append("too fast")
-        if agree is not None and agree < low:
+        if agreement_value is not None and agreement_value < low:
             flags.append("low agreement")
         if accuracy is not None and gold_answered[a] >= max(gold_min_answers, 1) and accuracy < gold_floor:
             flags.append("low gold accuracy")
@@ -289,6 +394,6 @@ def assessor_rows(data: CampaignArrays, matrix, stat: StatChoice, *, gold_thresh
             flags.append("blocked")
         rows.append({**person, "judgments": int(counts[a]), "skips": int(skips[a]), "median_seconds": median,
                      "distribution": [{"grade": g, "count": int(dist[a, k])} for k, g in enumerate(data.scale)],
-                     "agreement": agree, "gold_answered": int(gold_answered[a]), "gold_correct": int(gold_correct[a]),
-                     "gold_accuracy": accuracy, "flags": flags})
+                     "agreement": agreement_value, "gold_answered": int(gold_answered[a]),
+                     "gold_correct": int(gold_correct[a]), "gold_accuracy": accuracy, "flags": flags})
     return rows

@@ -8,14 +8,18 @@ the database and in the judgments export for audit). Rules:
   or the primary has no label for it, the earliest label (by time recorded, then id).
 - ``majority``: the most frequent grade; **a tie goes to the lowest tied grade** — the
   conservative choice (unjudged documents count as not relevant, so doubt leans that way),
-  and the same rule as crowd-kit's MajorityVote so the aggregation pages agree with it.
+  the same rule as :func:`judging.aggregation.majority_vote`'s default. (crowd-kit's
+  MajorityVote breaks ties differently: it keeps the tied label met first in its input.)
 - ``adjudicated``: the lead's adjudicated grade where one is set, else the majority label.
 - ``gold_weighted``: a vote weighted by each assessor's smoothed accuracy on the campaign's
   gold items (log-odds weights, :func:`judging.aggregation.gold_weighted_vote`); assessors
   with no gold answers get the mean weight. Ties go to the lowest grade.
 - ``dawid_skene``: Dawid–Skene EM over every assessor's confusion matrix
   (:func:`judging.aggregation.dawid_skene`); gold items' labels take part in the EM (they
-  say how each assessor errs) but only regular items get a final label.
+  say how each assessor errs) but only regular items get a final label. How the EM ended
+  (rounds, converged or stopped at the limit, final log-likelihood, tolerance, smoothing,
+  collapse warning) is reported through ``report`` and kept on the frozen version
+  (``QrelsVersion.aggregation``), so a run that did not converge is never silent.
 - ``hybrid``: humans override the model. Where a lead adjudicated, that label; else where
   humans (every assessor who is not a model) labelled the pair, their majority; else the
   model assessors' majority. Confidence is the chosen grade's share among the votes used.
@@ -77,12 +81,25 @@ def _labels_by_item(campaign: Campaign):
     return items, grades
 
 
-def final_labels(*, campaign: Campaign, rule: str) -> dict[tuple[str, str], int]:
+def final_labels(*, campaign: Campaign, rule: str, report: dict | None = None,
+                 ds_options: dict | None = None) -> dict[tuple[str, str], int]:
     """Return the final label of every labelled regular item as {(qid, docno): grade} under a rule."""
-    return {key: grade for key, (grade, _) in final_labels_detail(campaign=campaign, rule=rule).items()}
+    detail = final_labels_detail(campaign=campaign, rule=rule, report=report, ds_options=ds_options)
+    return {key: grade for key, (grade, _) in detail.items()}
 
 
-def final_labels_detail(*, campaign: Campaign, rule: str) -> dict[tuple[str, str], tuple[int, float]]:
+DS_OPTION_NAMES = ("smoothing", "tol", "max_iter")
+
+
+def dawid_skene_report(result) -> dict:
+    """Return how a Dawid–Skene run ended, as stored on a frozen version and shown to the lead."""
+    return {"method": "dawid_skene", "iterations": result.iterations, "converged": bool(result.converged),
+            "log_likelihood": result.log_likelihood, "tolerance": result.tolerance, "smoothing": result.smoothing,
+            "collapsed": bool(result.collapsed), "collapse_reason": result.collapse_reason}
+
+
+def final_labels_detail(*, campaign: Campaign, rule: str, report: dict | None = None,
+                        ds_options: dict | None = None) -> dict[tuple[str, str], tuple[int, float]]:
     """Return {(qid, docno): (grade, confidence)} for every labelled regular item under a rule.
 
     Confidence is the chosen grade's share of the votes (majority, primary: the share of
@@ -93,7 +110,7 @@ def final_labels_detail(*, campaign: Campaign, rule: str) -> dict[tuple[str, str
         raise ValidationError(f"Unknown rule {rule!r}; use one of {', '.join(RULES)}.", code="bad_rule")
     items, grades = _labels_by_item(campaign)
     if rule in (QrelsVersion.Rule.GOLD_WEIGHTED, QrelsVersion.Rule.DAWID_SKENE):
-        return _aggregated_labels(campaign, rule, items, grades)
+        return _aggregated_labels(campaign, rule, items, grades, report=report, ds_options=ds_options)
     if rule == QrelsVersion.Rule.HYBRID:
         return _hybrid_labels(campaign, items, grades)
     adjudicated = {}
@@ -134,8 +151,13 @@ def _hybrid_labels(campaign: Campaign, items: dict, grades: dict) -> dict[tuple[
     return labels
 
 
-def _aggregated_labels(campaign: Campaign, rule: str, items: dict, grades: dict) -> dict[tuple[str, str], tuple[int, float]]:
-    """Run a crowd aggregator over the campaign's labels (regular and gold items, blocked assessors left out)."""
+def _aggregated_labels(campaign: Campaign, rule: str, items: dict, grades: dict, *, report: dict | None = None,
+                       ds_options: dict | None = None) -> dict[tuple[str, str], tuple[int, float]]:
+    """Run a crowd aggregator over the campaign's labels (regular and gold items, blocked assessors left out).
+
+    For Dawid–Skene, ``ds_options`` (DS_OPTION_NAMES) tune the EM and ``report`` (a dict) is
+    filled with :func:`dawid_skene_report`.
+    """
     triples = [(item_id, assessor_id, grade) for item_id, given in grades.items() for assessor_id, grade in given]
     gold_rows = (
         Judgment.objects.filter(item__campaign=campaign, item__is_gold=True, item__gold_grade__isnull=False,
@@ -154,7 +176,10 @@ def _aggregated_labels(campaign: Campaign, rule: str, items: dict, grades: dict)
     if rule == QrelsVersion.Rule.GOLD_WEIGHTED:
         result = gold_weighted_vote(triples, gold=gold, categories=scale)
     else:
-        result = dawid_skene(triples, categories=scale)
+        options = {k: v for k, v in (ds_options or {}).items() if k in DS_OPTION_NAMES and v is not None}
+        result = dawid_skene(triples, categories=scale, **options)
+        if report is not None:
+            report.update(dawid_skene_report(result))
     labels: dict[tuple[str, str], tuple[int, float]] = {}
     for item_id, (qid, docno, _) in items.items():
         outcome = result.labels.get(item_id)
@@ -195,13 +220,18 @@ def adjudicate(*, item: Item, grade: int, note: str, user) -> Adjudication:
 
 
 @transaction.atomic
-def qrels_freeze(*, campaign: Campaign, rule: str, description: str, user) -> QrelsVersion:
+def qrels_freeze(*, campaign: Campaign, rule: str, description: str, user,
+                 ds_options: dict | None = None) -> QrelsVersion:
     """Freeze the campaign's final labels under a rule as the collection's next qrels version.
+
+    ``ds_options`` (smoothing, tol, max_iter) tune the Dawid–Skene rule; how its EM ended is
+    kept in ``aggregation``.
 
     The collection row is locked so two leads freezing at once get consecutive numbers.
     The version stores its exact text and SHA-256; nothing ever updates it afterwards.
     """
-    labels = final_labels(campaign=campaign, rule=rule)
+    report: dict = {}
+    labels = final_labels(campaign=campaign, rule=rule, report=report, ds_options=ds_options)
     content = qrels_text(labels)
     collection = Collection.objects.select_for_update().get(pk=campaign.collection_id)
     last = QrelsVersion.objects.filter(collection=collection).aggregate(n=Max("number"))["n"] or 0
@@ -209,5 +239,5 @@ def qrels_freeze(*, campaign: Campaign, rule: str, description: str, user) -> Qr
         collection=collection, campaign=campaign, number=last + 1, rule=rule, description=description or "",
         created_by=user, num_topics=len({qid for qid, _ in labels}), num_judgments=len(labels),
         num_relevant=sum(1 for g in labels.values() if collection.is_relevant(g)),
-        checksum=hashlib.sha256(content.encode("utf-8")).hexdigest(), content=content,
+        checksum=hashlib.sha256(content.encode("utf-8")).hexdigest(), content=content, aggregation=report,
     )

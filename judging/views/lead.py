@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.http.response import HttpResponseBase
@@ -18,7 +19,13 @@ from collections_app.models import Pool
 from judging import forms
 from judging.access import campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
-from judging.selectors import campaign_progress, conflicts, pairs_without_text
+from judging.selectors import (
+    CONFLICTS_PER_PAGE,
+    campaign_progress,
+    conflict_rows,
+    disputed_item_ids,
+    pairs_without_text,
+)
 from judging.services.campaigns import campaign_create, campaign_set_status
 from judging.services.crowd import crowd_refusals
 from judging.services.exports import final_labels_lines, judgments_lines, qrels_lines
@@ -109,17 +116,28 @@ def campaign_status(request: HttpRequest, slug: str, campaign_id: int) -> HttpRe
     return redirect("campaign-detail", campaign.collection.slug, campaign.pk)
 
 
+def _positive_int(value: str | None, default: int | None = None) -> int | None:
+    """Return a positive integer from a query parameter, ``default`` when missing or not one."""
+    return int(value) if value and value.isdigit() and 0 < int(value) < 10**9 else default
+
+
 @login_required
 def campaign_conflicts(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
-    """List pairs whose labels disagree and let the lead set the final label with a note.
+    """List pairs whose labels disagree, a page at a time, and let the lead set the final label with a note.
 
-    ``?topic=<qid>`` and ``?assessor=<id>&assessor=<id>`` narrow the list (the dashboard links
-    here from a low-agreement topic or pair); the filter survives an adjudication.
+    Filters: ``?topic=<qid>``, ``?assessor=<id>`` (repeatable: pairs every one of them
+    labelled — the dashboard links here from a low-agreement topic or pair), ``?gap=<n>``
+    (highest and lowest label at least n grades apart) and ``?unresolved=1`` (not yet
+    adjudicated); ``?page=<n>`` pages through CONFLICTS_PER_PAGE pairs at a time. The filters
+    and the page survive an adjudication, and the form then shows the grade just chosen.
+    Each pair shows its document's title and text (escaped) beside the labels.
     """
     campaign = _lead_campaign(request, slug, campaign_id)
     scale = campaign.collection.scale
     topic = request.GET.get("topic", "").strip() or None
-    assessor_ids = tuple(int(a) for a in request.GET.getlist("assessor") if a.isdigit())
+    assessor_ids = tuple(int(a) for a in request.GET.getlist("assessor") if a.isdigit())[:20]
+    min_gap = _positive_int(request.GET.get("gap"))
+    unresolved = request.GET.get("unresolved") == "1"
     assessors = {a.pk: str(a) for a in Assessor.objects.filter(campaign=campaign, pk__in=assessor_ids).select_related("user")}
     here = reverse("campaign-conflicts", args=[slug, campaign.pk])
     if request.GET:
@@ -134,17 +152,24 @@ def campaign_conflicts(request: HttpRequest, slug: str, campaign_id: int) -> Htt
                 messages.error(request, "; ".join(error.messages))
             else:
                 messages.success(request, f"Final label {form.cleaned_data['grade']} set.")
-            return redirect(here)
+            return redirect(f"{here}#item-{item.pk}")
         messages.error(request, "Choose a grade from the scale.")
-    rows = conflicts(campaign=campaign, topic=topic, assessors=assessor_ids)
-    adjudications = {a.item_id: a for a in campaign.adjudications.all()}
+    paginator = Paginator(disputed_item_ids(campaign=campaign, topic=topic, assessors=assessor_ids, min_gap=min_gap,
+                                            unresolved=unresolved), CONFLICTS_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
+    rows = conflict_rows(list(page.object_list))
     for row in rows:
         item = row["item"]
-        row["adjudication"] = adjudications.get(getattr(item, "pk", item))
-        row["form"] = forms.AdjudicateForm(initial={"item": getattr(item, "pk", item)}, scale=scale)
+        done = row["adjudication"]
+        initial = {"item": item.pk, **({"grade": done.grade, "note": done.note} if done else {})}
+        row["form"] = forms.AdjudicateForm(initial=initial, scale=scale)
+    query = request.GET.copy()
+    query.pop("page", None)
     return render(request, "judging/campaign_conflicts.html", {
-        "collection": campaign.collection, "campaign": campaign, "rows": rows, "topic": topic,
-        "assessor_names": [assessors.get(a, f"#{a}") for a in assessor_ids],
+        "collection": campaign.collection, "campaign": campaign, "rows": rows, "topic": topic, "page": page,
+        "assessor_names": [assessors.get(a, f"#{a}") for a in assessor_ids], "assessor_ids": assessor_ids,
+        "gap": min_gap, "unresolved": unresolved, "filtered": bool(topic or assessor_ids or min_gap or unresolved),
+        "page_query": query.urlencode(), "topics": campaign.collection.topics.order_by("qid").values_list("qid", flat=True),
     })
 
 
@@ -169,11 +194,13 @@ def campaign_qrels(request: HttpRequest, slug: str, campaign_id: int) -> HttpRes
     form = forms.FreezeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
-            version = qrels_freeze(campaign=campaign, user=request.user, **form.cleaned_data)
+            version = qrels_freeze(campaign=campaign, user=request.user, **form.freeze_options())
         except ValidationError as error:
             form.add_error(None, error)
         else:
             messages.success(request, f"Qrels version {version.number} frozen ({version.num_judgments} labels).")
+            if version.aggregation_warning:
+                messages.warning(request, f"Version {version.number}: {version.aggregation_warning}.")
             return redirect("campaign-qrels", slug=slug, campaign_id=campaign.pk)
     versions = list(
         QrelsVersion.objects.filter(collection=campaign.collection).defer("content").order_by("-number")

@@ -98,3 +98,14 @@ def expert(campaign, user):
     from judging.models import Assessor
 
     return Assessor.objects.select_related("campaign__collection").get(campaign=campaign, user=user)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dashboard_cache():
+    """Start every test with an empty cache: the dashboard caches its figures by a stamp of the data,
+    and ids repeat across tests rolled back in one process."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

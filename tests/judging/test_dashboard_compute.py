@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from judging import charts
-from judging.agreement import agreement, cohen_kappa
+from judging.agreement import agreement, cohen_kappa, pairwise_matrix
 from judging.dashboard import compute
 from judging.dashboard.choices import CHOICES, DEFAULT, choice
 
@@ -87,9 +87,11 @@ def test_group_values_match_the_statistics_directly():
     assert compute.group_value(table, all_rows, choice("alpha_interval"))["value"] == pytest.approx(alpha.value)
     topics = compute.per_topic(table, row_topic, data.topics, choice("fleiss"))
     assert [t["qid"] for t in topics] == ["401", "402"] and all(t["n_items"] == 3 for t in topics)
-    matrix = compute.pairwise(table, choice("cohen_linear"))
+    found = compute.pairs(table, choice("cohen_linear"))
+    values, overlaps = compute.pair_matrix(found, np.arange(3), np.array([6, 6, 6]))
     expected = cohen_kappa(a, b, categories=[0, 1, 2, 3], weights="linear", ci=None).value
-    assert matrix.values()[0, 1] == pytest.approx(expected)
+    assert values[0, 1] == pytest.approx(expected) and values[1, 0] == pytest.approx(expected)
+    assert overlaps.tolist() == [[6, 6, 6]] * 3 and values[0, 0] == 1.0
 
 
 def test_single_labels_give_undefined_not_a_crash():
@@ -98,7 +100,7 @@ def test_single_labels_give_undefined_not_a_crash():
     assert compute.group_value(table, np.arange(2), choice("cohen")) == {
         "value": None, "n_items": 0, "reason": "no pair judged twice"}
     assert compute.per_topic(table, row_topic, data.topics, choice("cohen")) == []
-    assert compute.pairwise(table, choice("cohen")).results[(0, 1)].value is None
+    assert compute.pairs(table, choice("cohen")).a.size == 0  # the two assessors share no item
 
 
 def test_over_time_by_day_and_by_completion_order():
@@ -132,15 +134,17 @@ def test_assessor_flags_too_fast_low_agreement_low_gold_and_blocked():
                   blocked=(3,))
     table, _ = compute.rating_table(data, binary=False)
     assert table.raters == (0, 1, 2)  # the blocked assessor is out of agreement
-    matrix = compute.pairwise(table, choice("cohen"))
-    out = compute.assessor_rows(data, matrix, choice("cohen"), gold_threshold=0.0, gold_min_answers=3)
+    matrix = pairwise_matrix(table, categories=table.categories, statistic="cohen", min_overlap=2)
+    agree = np.append(compute.agreement_with_others(table, compute.pairs(table, choice("cohen"))), np.nan)
+    out = compute.assessor_rows(data, agree, choice("cohen"), gold_threshold=0.0, gold_min_answers=3)
     assert out[0]["flags"] == [] and out[0]["gold_accuracy"] == 1.0 and out[0]["gold_answered"] == 1
     assert out[0]["agreement"] == pytest.approx(matrix.mean_agreement(0)) and out[0]["agreement"] > 0.2
+    assert out[2]["agreement"] == pytest.approx(matrix.mean_agreement(2))
     assert out[2]["flags"] == ["too fast", "low agreement", "low gold accuracy"]
     assert (out[2]["gold_correct"], out[2]["gold_answered"]) == (0, 3)
     assert out[3]["flags"] == ["blocked"] and out[3]["agreement"] is None
     assert [d["count"] for d in out[0]["distribution"]] == [2, 2, 2, 1]
-    lenient = compute.assessor_rows(data, matrix, choice("cohen"), gold_threshold=0.0, gold_min_answers=4)
+    lenient = compute.assessor_rows(data, agree, choice("cohen"), gold_threshold=0.0, gold_min_answers=4)
     assert "low gold accuracy" not in lenient[2]["flags"]  # not enough gold answers yet
 
 
@@ -150,7 +154,8 @@ def test_choices_default_and_every_choice_is_computable():
     data = arrays(judgments, items=8, topics=(0,) * 8, required=(3,) * 8)
     table, _ = compute.rating_table(data, binary=False)
     for stat in CHOICES.values():
-        assert compute.pairwise(table, stat).raters == (0, 1, 2)
+        found = compute.pairs(table, stat)
+        assert list(zip(found.a.tolist(), found.b.tolist())) == [(0, 1), (0, 2), (1, 2)]
         assert compute.group_value(table, np.arange(8), stat)["n_items"] == 8
 
 
@@ -179,15 +184,17 @@ def test_bars_and_line_handle_undefined_values_and_escape_labels():
     assert charts.line([], []).startswith("<svg")
 
 
-def test_pairwise_keeps_only_the_most_active_raters_when_asked():
+def test_heatmap_columns_by_most_labels_lowest_agreement_or_flagged_first():
     judgments = [(i, r, (i + r) % 4, 5, 0) for r in range(5) for i in range(2 + 2 * r)]
     data = arrays(judgments, items=10, topics=(0,) * 10, required=(5,) * 10, assessors=5)
     table, _ = compute.rating_table(data, binary=False)
-    limited = compute.pairwise(table, choice("cohen"), max_raters=3)
-    assert limited.raters == (2, 3, 4)  # the three with the most labels, in column order
-    full = compute.pairwise(table, choice("cohen"))
-    assert limited.results[(3, 4)] == full.results[(3, 4)]
-    assert compute.pairwise(table, choice("cohen"), max_raters=10).raters == full.raters
+    agree = np.array([0.9, 0.1, np.nan, 0.5, 0.4])
+    flagged = np.array([False, True, False, False, False])
+    assert compute.heatmap_columns(table, agree, flagged, choose="judgments", limit=3).tolist() == [2, 3, 4]
+    assert compute.heatmap_columns(table, agree, flagged, choose="flagged", limit=3).tolist() == [1, 3, 4]
+    low = compute.heatmap_columns(table, agree, flagged, choose="lowest", limit=2)
+    assert low.tolist() == [3, 4]  # columns 0 and 1 have fewer than MIN_HEATMAP_LABELS labels: last
+    assert compute.heatmap_columns(table, agree, flagged, choose="judgments", limit=10).tolist() == [0, 1, 2, 3, 4]
 
 
 @pytest.mark.parametrize("key", ["cohen", "cohen_quadratic", "scott", "percent", "fleiss", "alpha_ordinal", "ac1"])
@@ -208,4 +215,4 @@ def test_per_topic_values_equal_each_topic_alone_and_carry_an_interval(key):
         assert row["value"] == pytest.approx(alone["value"]) and row["n_items"] == alone["n_items"] == 20
         assert row["ci_low"] <= row["value"] <= row["ci_high"]
     assert compute.per_topic(table, row_topic, data.topics, choice(key)) == [
-        {k: v for k, v in r.items() if k not in ("ci_low", "ci_high")} for r in rows]
+        {k: v for k, v in r.items() if k not in ("ci_low", "ci_high", "ci_reason")} for r in rows]
