@@ -26,7 +26,7 @@ from django.db.models.functions import Coalesce
 from collections_app.models import Topic
 from judging.dashboard import compute
 from judging.dashboard.choices import StatChoice
-from judging.models import Assessor, Campaign, Item, Judgment
+from judging.models import Assessor, Campaign, Item, Judgment, assessor_label
 
 
 class Epoch(Func):
@@ -122,7 +122,7 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
         topics=[names[int(topic_ids[k])] for k in by_first],
         assessors=[
             {"id": pk, "kind": kind, "blocked": blocked, "blocked_reason": reason, "blocked_at": blocked_at,
-             "name": username if username else f"{platform or 'crowd'}:{worker_id}"}
+             "name": assessor_label(kind=kind, username=username, platform=platform, worker_id=worker_id)}
             for pk, kind, username, platform, worker_id, blocked, reason, blocked_at in assessors
         ],
         item_ids=item_ids,
@@ -140,7 +140,7 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
 
 
 CACHE_SECONDS = 24 * 3600
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: assessors named by Assessor.label (model:<id>, imported:<id>)
 
 
 STAMP_SECONDS = 30  # the judgments' digest in a data stamp is trusted this long, then recomputed

@@ -253,3 +253,38 @@ def test_a_campaign_nobody_has_judged_says_so_instead_of_drawing_empty_charts(cl
     html = client.get(url("campaign-dashboard", campaign)).content.decode()
     assert 'id="heatmap-empty"' in html and 'id="time-chart-empty"' in html
     assert 'id="heatmap"' not in html and 'id="topic-chart"' not in html and "No pair judged twice yet." in html
+
+
+def test_dashboard_and_assessor_pages_name_every_kind_as_assessor_label(client, judged, lead,
+                                                                       django_assert_max_num_queries):
+    """A model assessor is ``model:<id>`` (never ``crowd:<id>``), an imported one ``imported:<id>``,
+    a crowd worker ``<platform>:<id>`` — the same names as Assessor.label, with no query per row."""
+    from judging.models import Assessor, Judgment
+
+    others = [Assessor.objects.create(campaign=judged, kind="model", worker_id="gpt-judge"),
+              Assessor.objects.create(campaign=judged, kind="imported", worker_id="w7"),
+              Assessor.objects.create(campaign=judged, kind="crowd", platform="prolific", worker_id="p9")]
+    items = list(Item.objects.filter(campaign=judged).order_by("position")[:3])
+    for assessor in others:
+        for item in items:
+            Judgment.objects.create(item=item, assessor=assessor, grade=1, client_token=f"t-{assessor.pk}-{item.pk}")
+    want = {"model:gpt-judge", "imported:w7", "prolific:p9"}
+    assert {a.label for a in others} == want
+    data = campaign_dashboard(campaign=judged, stat=choice("cohen"))
+    assert want <= {row["name"] for row in data["assessors"]}
+    assert not any(row["name"].startswith("crowd:") for row in data["assessors"])
+    client.force_login(lead)
+    html = client.get(url("campaign-assessors", judged)).content.decode()
+    assert "model:gpt-judge" in html and "crowd:gpt-judge" not in html
+    conflicts = client.get(url("campaign-conflicts", judged, assessor=others[0].pk)).content.decode()
+    assert "model:gpt-judge" in conflicts
+    cache.clear()
+    with django_assert_max_num_queries(20) as with_three:
+        client.get(url("campaign-assessors", judged))
+    for n in range(10):
+        extra = Assessor.objects.create(campaign=judged, kind="model", worker_id=f"m{n}")
+        Judgment.objects.create(item=items[0], assessor=extra, grade=2, client_token=f"x-{n}")
+    cache.clear()
+    with django_assert_max_num_queries(20) as with_thirteen:
+        assert "model:m9" in client.get(url("campaign-assessors", judged)).content.decode()
+    assert len(with_thirteen.captured_queries) == len(with_three.captured_queries)

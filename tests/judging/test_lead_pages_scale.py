@@ -13,7 +13,7 @@ from collections_app.models import Document
 from judging.aggregation import dawid_skene
 from judging.dashboard import compute
 from judging.dashboard.choices import choice
-from judging.dashboard.selectors import campaign_dashboard
+from judging.dashboard.selectors import _stamp_key, campaign_dashboard
 from judging.models import Adjudication, Item, Judgment, QrelsVersion
 from judging.services.qrels import qrels_freeze
 from judging.services.rejudge import rejudge_history
@@ -190,7 +190,7 @@ def test_dashboard_is_cached_until_a_judgment_arrives_and_says_how_fresh(client,
     judgment = Judgment.objects.get(item=item, assessor=expert(judged, alice))
     Judgment.objects.filter(pk=judgment.pk).update(grade=3, updated_at=timezone.now())  # as a revision does
     assert campaign_dashboard(campaign=judged, stat=choice("cohen"))["freshness"]["cached"] is True  # digest reused
-    cache.delete(f"qs:dashboard-stamp:v1:{judged.pk}")  # what STAMP_SECONDS later brings
+    cache.delete(_stamp_key(judged))  # what STAMP_SECONDS later brings
     fresh = campaign_dashboard(campaign=judged, stat=choice("cohen"))
     assert fresh["freshness"]["cached"] is False and fresh["overall"]["value"] != first["overall"]["value"]
     client.force_login(lead)
