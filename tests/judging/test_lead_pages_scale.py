@@ -291,3 +291,33 @@ def test_freeze_records_dawid_skene_convergence_and_warns_when_it_stopped(client
     majority = qrels_freeze(campaign=judged, rule=QrelsVersion.Rule.MAJORITY, description="", user=lead)
     assert majority.aggregation == {} and majority.aggregation_warning == ""
     cache.clear()
+
+
+def test_final_labels_csv_opens_with_how_dawid_skene_ended_and_says_when_it_did_not_converge(client, judged, lead,
+                                                                                            monkeypatch):
+    import functools
+    import io
+
+    import pandas as pd
+
+    from judging.services import qrels as qrels_service
+
+    client.force_login(lead)
+    base = reverse("campaign-final-labels", args=[judged.collection.slug, judged.pk])
+    text = b"".join(client.get(base + "?rule=dawid_skene").streaming_content).decode()
+    first, header = text.splitlines()[:2]
+    report: dict = {}
+    labels = qrels_service.final_labels_detail(campaign=judged, rule="dawid_skene", report=report)
+    assert first.startswith("# dawid_skene: ") and header == "qid,docno,grade,confidence"
+    assert f"rounds={report['iterations']} converged=true log_likelihood={report['log_likelihood']:.6f}" in first
+    assert "NOT CONVERGED" not in first
+    table = pd.read_csv(io.StringIO(text), skiprows=1, dtype={"qid": str, "docno": str})
+    assert len(table) == len(labels) and list(table.columns) == ["qid", "docno", "grade", "confidence"]
+    majority = b"".join(client.get(base + "?rule=majority").streaming_content).decode()
+    assert majority.startswith("qid,docno,grade,confidence\n")  # no run to report, no comment line
+    jsonl = reverse("campaign-final-labels-export", args=[judged.collection.slug, judged.pk, "jsonl"])
+    assert not b"".join(client.get(jsonl + "?rule=dawid_skene").streaming_content).startswith(b"#")
+    monkeypatch.setattr(qrels_service, "dawid_skene", functools.partial(qrels_service.dawid_skene, max_iter=1))
+    stopped = b"".join(client.get(base + "?rule=dawid_skene").streaming_content).decode().splitlines()[0]
+    assert "rounds=1 converged=false" in stopped
+    assert "NOT CONVERGED: stopped after 1 rounds without converging" in stopped
