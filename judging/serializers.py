@@ -147,6 +147,10 @@ class DashboardQuerySerializer(serializers.Serializer):
 
     stat = serializers.ChoiceField(choices=(), required=False, default="cohen")
     binary = serializers.BooleanField(required=False, default=False)
+    cannot_judge = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Count the scale's \"could not judge\" grades in agreement (left out by default: such a label is "
+                  "no opinion on relevance).")
     rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
     heatmap = serializers.ChoiceField(choices=("judgments", "lowest", "flagged"), required=False, default="judgments",
                                       help_text="Which assessors the matrix shows (at most 40): most labels, lowest "
@@ -159,6 +163,11 @@ class DashboardQuerySerializer(serializers.Serializer):
         self.fields["stat"].choices = [(c.key, c.label) for c in CHOICES.values()]
 
 
+class CannotJudgeSerializer(serializers.Serializer):
+    grades = serializers.ListField(child=serializers.IntegerField())
+    left_out = serializers.BooleanField()
+
+
 class DashboardStatisticSerializer(serializers.Serializer):
     key = serializers.CharField()
     label = serializers.CharField()
@@ -169,6 +178,8 @@ class DashboardStatisticSerializer(serializers.Serializer):
     max_matrix_raters = serializers.IntegerField()
     items_counted = serializers.CharField(help_text="Which items (or assessor pairs) the group value rests on.")
     low_pair_overlap = serializers.IntegerField(help_text="low_pairs lists pairs sharing at least this many items.")
+    cannot_judge = CannotJudgeSerializer(help_text="The scale's \"could not judge\" grades and whether agreement "
+                                                   "left them out (?cannot_judge=true counts them).")
 
 
 class HeatmapChoiceSerializer(serializers.Serializer):
