@@ -7,14 +7,23 @@ from judging.models import Campaign, Judgment, QrelsVersion
 
 
 class CampaignSerializer(serializers.ModelSerializer):
+    """A campaign as the API lists it, with its keyboard keys and guidelines (read-only here: the lead's
+    settings page sets them through ``judging.services.guidelines``, which checks keys for clashes)."""
+
     collection = serializers.CharField(source="collection.slug")
     pool = serializers.CharField(source="pool.name")
     role = serializers.SerializerMethodField()
+    keys = serializers.DictField(child=serializers.CharField(), read_only=True,
+                                 help_text='Keyboard key per grade, {"<grade>": "<key>"}; grades left out use the '
+                                           "scale's key.")
+    guidelines = serializers.CharField(read_only=True, help_text="The campaign's guidelines as Markdown (the judging "
+                                                                 "page shows them sanitised, no raw HTML).")
 
     class Meta:
         model = Campaign
         fields = ["id", "name", "collection", "pool", "status", "split", "overlap", "judgments_per_pair",
-                  "order", "lease_seconds", "crowd_enabled", "created_at", "role"]
+                  "order", "lease_seconds", "crowd_enabled", "created_at", "role", "keys", "guidelines"]
+        read_only_fields = fields
 
     def get_role(self, obj: Campaign) -> str:
         return (self.context.get("roles") or {}).get(obj.pk, "assessor")
