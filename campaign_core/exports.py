@@ -36,14 +36,21 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def export_lines(rows: Iterable[Mapping], *, fields: Sequence[str], fmt: str) -> Iterator[str]:
+def export_lines(rows: Iterable[Mapping], *, fields: Sequence[str], fmt: str,
+                 comments: Sequence[str] = ()) -> Iterator[str]:
     """Yield the export's lines (header first for CSV), each ending in a newline.
+
+    ``comments`` are written before a CSV's header as ``# <text>`` lines (how the table was
+    made, e.g. how a Dawid–Skene run ended; docs/formats.md says which exports have them);
+    JSONL has no comment lines and leaves them out.
 
     >>> list(export_lines([{"qid": "1", "comment": "=SUM(A1)", "ok": True}], fields=["qid", "comment", "ok"],
     ...                   fmt="csv"))
     ['qid,comment,ok\\n', "1,'=SUM(A1),true\\n"]
     >>> list(export_lines([{"qid": "1", "seconds": None}], fields=["qid", "seconds"], fmt="jsonl"))
     ['{"qid": "1", "seconds": null}\\n']
+    >>> list(export_lines([{"qid": "1"}], fields=["qid"], fmt="csv", comments=["made by a rule"]))
+    ['# made by a rule\\n', 'qid\\n', '1\\n']
     """
     check_format(fmt)
     if fmt == "jsonl":
@@ -59,6 +66,8 @@ def export_lines(rows: Iterable[Mapping], *, fields: Sequence[str], fmt: str) ->
         writer.writerow(values)
         return buffer.getvalue()
 
+    for comment in comments:
+        yield "# " + " ".join(str(comment).split()) + "\n"  # one line whatever the text holds
     yield line(fields)
     for row in rows:
         yield line([csv_cell(row.get(name)) for name in fields])

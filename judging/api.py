@@ -309,7 +309,8 @@ class Dashboard(CampaignScoped, APIView):
         query.is_valid(raise_exception=True)
         options = query.validated_data
         data = campaign_dashboard(campaign=campaign, stat=choice(options["stat"]), binary=options["binary"],
-                                  rate=options["rate"], heatmap=options["heatmap"])
+                                  rate=options["rate"], heatmap=options["heatmap"],
+                                  include_cannot_judge=options["cannot_judge"])
         return Response(serializers.DashboardSerializer(data).data)
 
 

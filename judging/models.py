@@ -178,12 +178,23 @@ class Assessor(AssessorQualityBase):
 
     @property
     def label(self) -> str:
-        """Return how the lead's pages name the assessor: username, or platform:worker id."""
-        if self.user is not None:
-            return self.user.get_username()
-        if self.kind == self.Kind.MODEL:
-            return f"model:{self.worker_id}"
-        return f"{self.platform or self.kind}:{self.worker_id}"
+        """Return how the lead's pages name the assessor (see :func:`assessor_label`)."""
+        return assessor_label(kind=self.kind, username=self.user.get_username() if self.user is not None else None,
+                              platform=self.platform, worker_id=self.worker_id)
+
+
+def assessor_label(*, kind: str, username: str | None, platform: str, worker_id: str) -> str:
+    """Return how the lead's pages name an assessor: username, ``model:<worker id>`` or ``<platform or kind>:<worker id>``.
+
+    A plain function of the columns so that pages which load assessors as ``values_list``
+    rows (the dashboard) name them exactly as :attr:`Assessor.label` does, without a model
+    instance or a query per row.
+    """
+    if username:
+        return username
+    if kind == Assessor.Kind.MODEL:
+        return f"model:{worker_id}"
+    return f"{platform or kind}:{worker_id}"
 
 
 class Item(models.Model):

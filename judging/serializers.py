@@ -7,14 +7,23 @@ from judging.models import Campaign, Judgment, QrelsVersion
 
 
 class CampaignSerializer(serializers.ModelSerializer):
+    """A campaign as the API lists it, with its keyboard keys and guidelines (read-only here: the lead's
+    settings page sets them through ``judging.services.guidelines``, which checks keys for clashes)."""
+
     collection = serializers.CharField(source="collection.slug")
     pool = serializers.CharField(source="pool.name")
     role = serializers.SerializerMethodField()
+    keys = serializers.DictField(child=serializers.CharField(), read_only=True,
+                                 help_text='Keyboard key per grade, {"<grade>": "<key>"}; grades left out use the '
+                                           "scale's key.")
+    guidelines = serializers.CharField(read_only=True, help_text="The campaign's guidelines as Markdown (the judging "
+                                                                 "page shows them sanitised, no raw HTML).")
 
     class Meta:
         model = Campaign
         fields = ["id", "name", "collection", "pool", "status", "split", "overlap", "judgments_per_pair",
-                  "order", "lease_seconds", "crowd_enabled", "created_at", "role"]
+                  "order", "lease_seconds", "crowd_enabled", "created_at", "role", "keys", "guidelines"]
+        read_only_fields = fields
 
     def get_role(self, obj: Campaign) -> str:
         return (self.context.get("roles") or {}).get(obj.pk, "assessor")
@@ -147,6 +156,10 @@ class DashboardQuerySerializer(serializers.Serializer):
 
     stat = serializers.ChoiceField(choices=(), required=False, default="cohen")
     binary = serializers.BooleanField(required=False, default=False)
+    cannot_judge = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Count the scale's \"could not judge\" grades in agreement (left out by default: such a label is "
+                  "no opinion on relevance).")
     rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
     heatmap = serializers.ChoiceField(choices=("judgments", "lowest", "flagged"), required=False, default="judgments",
                                       help_text="Which assessors the matrix shows (at most 40): most labels, lowest "
@@ -159,6 +172,11 @@ class DashboardQuerySerializer(serializers.Serializer):
         self.fields["stat"].choices = [(c.key, c.label) for c in CHOICES.values()]
 
 
+class CannotJudgeSerializer(serializers.Serializer):
+    grades = serializers.ListField(child=serializers.IntegerField())
+    left_out = serializers.BooleanField()
+
+
 class DashboardStatisticSerializer(serializers.Serializer):
     key = serializers.CharField()
     label = serializers.CharField()
@@ -169,6 +187,8 @@ class DashboardStatisticSerializer(serializers.Serializer):
     max_matrix_raters = serializers.IntegerField()
     items_counted = serializers.CharField(help_text="Which items (or assessor pairs) the group value rests on.")
     low_pair_overlap = serializers.IntegerField(help_text="low_pairs lists pairs sharing at least this many items.")
+    cannot_judge = CannotJudgeSerializer(help_text="The scale's \"could not judge\" grades and whether agreement "
+                                                   "left them out (?cannot_judge=true counts them).")
 
 
 class HeatmapChoiceSerializer(serializers.Serializer):

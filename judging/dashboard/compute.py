@@ -52,7 +52,9 @@ class CampaignArrays:
     (judgments recorded), ``is_gold``, ``gold_grade`` (float, NaN when none). Judgments:
     ``j_item`` (index into items), ``j_assessor`` (index into ``assessors``), ``j_grade``
     (scale position, −1 for a skip), ``j_seconds``, ``j_time`` (epoch seconds).
-    ``assessors`` rows are dicts with "id", "name", "kind", "blocked".
+    ``assessors`` rows are dicts with "id", "name", "kind", "blocked". ``cannot_judge``: the
+    scale's "could not judge" grades (``collections_app.scales.agreement_grades``), which
+    agreement leaves out unless asked (:func:`rating_table`).
     """
 
     scale: tuple[int, ...]
@@ -70,6 +72,7 @@ class CampaignArrays:
     j_grade: np.ndarray
     j_seconds: np.ndarray
     j_time: np.ndarray
+    cannot_judge: tuple[int, ...] = ()
 
 
 def progress(data: CampaignArrays) -> dict:
@@ -122,13 +125,20 @@ def estimate(*, seconds: np.ndarray, remaining: int, rate: float | None, recent_
     }
 
 
-def rating_table(data: CampaignArrays, *, binary: bool) -> tuple[RatingTable, np.ndarray]:
+def rating_table(data: CampaignArrays, *, binary: bool,
+                 include_cannot_judge: bool = False) -> tuple[RatingTable, np.ndarray]:
     """Return the items × assessors table of labels on regular items (skips and blocked assessors left out)
     and each table row's topic index. With ``binary`` the grades collapse at the relevance threshold.
 
     The table is sparse (only the labels that exist) and keeps items labelled once: the
     statistics that use them (Gwet's category prevalence) see exactly what the library sees.
+    Labels with a "could not judge" grade (``data.cannot_judge``) are left out, and the
+    table's categories are the remaining grades, unless ``include_cannot_judge``: "I could
+    not judge this page" is no opinion on its relevance, so counting it would read as
+    disagreement (or, when two assessors both fail on a broken page, as agreement) about
+    relevance. With every grade of the scale "could not judge" nothing is left out.
     """
+    scale = tuple(data.scale)
     blocked = np.array([a["blocked"] for a in data.assessors], dtype=bool)
     keep = (data.j_grade >= 0) & ~data.is_gold[data.j_item]
     if blocked.size:
@@ -139,10 +149,17 @@ def rating_table(data: CampaignArrays, *, binary: bool) -> tuple[RatingTable, np
     j_item, j_assessor, j_grade = j_item[order], j_assessor[order], j_grade[order]
     last = np.ones(j_item.size, dtype=bool)
     last[:-1] = (j_item[1:] != j_item[:-1]) | (j_assessor[1:] != j_assessor[:-1])
+    duplicates = int((~last).sum())
+    dropped = np.isin(np.asarray(scale, dtype=float), np.asarray(data.cannot_judge, dtype=float))
+    if not include_cannot_judge and dropped.any() and not dropped.all():
+        # after the dedupe: an assessor whose last word was "could not judge" has no label here
+        last &= ~dropped[j_grade]
+        j_grade = (np.cumsum(~dropped) - 1)[j_grade]  # scale position → position among the kept grades
+        scale = tuple(g for g, gone in zip(scale, dropped.tolist()) if not gone)
     items, rows = np.unique(j_item[last], return_inverse=True)
     raters, cols = np.unique(j_assessor[last], return_inverse=True)
     table = RatingTable.from_labels(items.tolist(), raters.tolist(), rows.reshape(-1), cols.reshape(-1),
-                                    j_grade[last], data.scale, int((~last).sum()))
+                                    j_grade[last], scale, duplicates)
     if binary:
         table = binarize_table(table, threshold=data.threshold)
     return table, data.item_topic[items] if items.size else np.zeros(0, dtype=np.int64)

@@ -24,9 +24,10 @@ from django.db.models import Count, FloatField, Func, Max, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
 from collections_app.models import Topic
+from collections_app.scales import agreement_grades
 from judging.dashboard import compute
 from judging.dashboard.choices import StatChoice
-from judging.models import Assessor, Campaign, Item, Judgment
+from judging.models import Assessor, Campaign, Item, Judgment, assessor_label
 
 
 class Epoch(Func):
@@ -87,6 +88,7 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
     """
     collection = campaign.collection
     scale = tuple(collection.grades)
+    counted = set(agreement_grades(collection.scale, include_cannot_judge=False))
     items = _matrix(
         Item.objects.filter(campaign=campaign).order_by("position").values_list(
             "pk", "pair__topic_id", "required_judgments", "judgment_count", "is_gold",
@@ -122,7 +124,7 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
         topics=[names[int(topic_ids[k])] for k in by_first],
         assessors=[
             {"id": pk, "kind": kind, "blocked": blocked, "blocked_reason": reason, "blocked_at": blocked_at,
-             "name": username if username else f"{platform or 'crowd'}:{worker_id}"}
+             "name": assessor_label(kind=kind, username=username, platform=platform, worker_id=worker_id)}
             for pk, kind, username, platform, worker_id, blocked, reason, blocked_at in assessors
         ],
         item_ids=item_ids,
@@ -136,11 +138,12 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
         j_grade=_scale_positions(scale, judgments[:, 2]),
         j_seconds=np.where(judgments[:, 3] == MISSING, np.nan, judgments[:, 3]),  # unknown time (imported)
         j_time=judgments[:, 4],
+        cannot_judge=tuple(g for g in scale if g not in counted),
     )
 
 
 CACHE_SECONDS = 24 * 3600
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: assessors named by Assessor.label (model:<id>, imported:<id>)
 
 
 STAMP_SECONDS = 30  # the judgments' digest in a data stamp is trusted this long, then recomputed
@@ -194,12 +197,14 @@ def _cached(key: str, build):
 
 
 def campaign_dashboard(*, campaign: Campaign, stat: StatChoice, binary: bool = False, rate: float | None = None,
-                       now: float | None = None, heatmap: str = "judgments") -> dict:
+                       now: float | None = None, heatmap: str = "judgments", include_cannot_judge: bool = False) -> dict:
     """Return everything the dashboard shows for one campaign (plain data: the page, the API and tests read it).
 
     ``heatmap`` chooses which assessors the heatmap shows (compute.HEATMAP_CHOICES). The
     figures come from the cache when the campaign's data has not changed since they were
-    computed ("freshness" says when that was).
+    computed ("freshness" says when that was). Agreement leaves out the scale's "could not
+    judge" grades unless ``include_cannot_judge`` (``statistic.cannot_judge`` says which
+    grades and whether they were left out).
     """
     heatmap = heatmap if heatmap in compute.HEATMAP_CHOICES else "judgments"
     now = time.time() if now is None else now
@@ -213,8 +218,9 @@ def campaign_dashboard(*, campaign: Campaign, stat: StatChoice, binary: bool = F
         return data_box["data"]
 
     clock = _cached(f"{base}:clock", lambda: _clock_inputs(arrays()))
-    figures = _cached(f"{base}:{stat.key}:{int(binary)}:{heatmap}",
-                      lambda: _figures(campaign, arrays(), stat, binary, heatmap, computed_at=time.time()))
+    figures = _cached(f"{base}:{stat.key}:{int(binary)}:{heatmap}:cj{int(include_cannot_judge)}",
+                      lambda: _figures(campaign, arrays(), stat, binary, heatmap, computed_at=time.time(),
+                                       include_cannot_judge=include_cannot_judge))
     imported = getattr(campaign, "origin", "native") == "imported"
     speed = compute.throughput(clock["times"], now=now)
     estimate = compute.estimate(seconds=clock["seconds"], remaining=figures["progress"]["remaining"], rate=rate,
@@ -245,10 +251,10 @@ def _clock_inputs(data: compute.CampaignArrays) -> dict:
 
 
 def _figures(campaign: Campaign, data: compute.CampaignArrays, stat: StatChoice, binary: bool, heatmap: str, *,
-             computed_at: float) -> dict:
+             computed_at: float, include_cannot_judge: bool = False) -> dict:
     """Compute every figure of the dashboard that does not depend on the clock."""
     done = compute.progress(data)
-    table, row_topic = compute.rating_table(data, binary=binary)
+    table, row_topic = compute.rating_table(data, binary=binary, include_cannot_judge=include_cannot_judge)
     found = compute.pairs(table, stat)
     agree_columns = compute.agreement_with_others(table, found)
     agree = np.full(len(data.assessors), np.nan)
@@ -281,7 +287,9 @@ def _figures(campaign: Campaign, data: compute.CampaignArrays, stat: StatChoice,
         "statistic": {"key": stat.key, "label": stat.label, "group_label": stat.group_label, "binary": binary,
                       "low_threshold": low, "matrix_limited": len(table.raters) > len(shown),
                       "max_matrix_raters": compute.MAX_MATRIX_RATERS, "items_counted": compute.items_counted(stat),
-                      "low_pair_overlap": compute.LOW_PAIR_OVERLAP},
+                      "low_pair_overlap": compute.LOW_PAIR_OVERLAP,
+                      "cannot_judge": {"grades": list(data.cannot_judge),
+                                       "left_out": bool(data.cannot_judge) and not include_cannot_judge}},
         "heatmap": {"choice": heatmap, "explanation": compute.HEATMAP_CHOICES[heatmap],
                     "choices": dict(compute.HEATMAP_CHOICES), "assessors_with_labels": len(table.raters)},
         "progress": done,
@@ -296,9 +304,10 @@ def _figures(campaign: Campaign, data: compute.CampaignArrays, stat: StatChoice,
 
 
 def collection_overview(*, campaigns, stat: StatChoice, binary: bool = False, rate: float | None = None,
-                        now: float | None = None) -> list[dict]:
+                        now: float | None = None, include_cannot_judge: bool = False) -> list[dict]:
     """Return progress, throughput, cost to finish and overall agreement (the choice's group statistic)
-    for each campaign of a collection (cached per campaign like the dashboard, by its data stamp)."""
+    for each campaign of a collection (cached per campaign like the dashboard, by its data stamp;
+    "could not judge" grades left out of agreement unless ``include_cannot_judge``)."""
     now = time.time() if now is None else now
     rows = []
     for campaign in campaigns:
@@ -312,12 +321,12 @@ def collection_overview(*, campaigns, stat: StatChoice, binary: bool = False, ra
 
         def summary(arrays=arrays):
             data = arrays()
-            table, _ = compute.rating_table(data, binary=binary)
+            table, _ = compute.rating_table(data, binary=binary, include_cannot_judge=include_cannot_judge)
             return {"progress": compute.progress(data),
                     "agreement": compute.group_value(table, np.arange(len(table.items)), stat)}
 
         clock = _cached(f"{base}:clock", lambda arrays=arrays: _clock_inputs(arrays()))
-        figures = _cached(f"{base}:overview:{stat.key}:{int(binary)}", summary)
+        figures = _cached(f"{base}:overview:{stat.key}:{int(binary)}:cj{int(include_cannot_judge)}", summary)
         done = figures["progress"]
         speed = compute.throughput(clock["times"], now=now)
         plan = compute.estimate(seconds=clock["seconds"], remaining=done["remaining"], rate=rate,

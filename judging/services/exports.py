@@ -7,7 +7,8 @@ spreadsheet-formula guard. Column names are stable and documented in docs/format
 - judgments: one row per judgment (blocked assessors' too, for audit) — ``kind`` says whether
   the label came from an expert, a crowd worker or an imported file (``imported``), and
   ``active_seconds`` is empty/null when unknown (imported labels without timings);
-- final labels: ``qid, docno, grade, confidence`` under a rule, in qrels order;
+- final labels: ``qid, docno, grade, confidence`` under a rule, in qrels order (a Dawid–Skene
+  CSV opens with one ``# dawid_skene: rounds=… converged=… log_likelihood=…`` line);
 - qrels: ``qid, iteration, docno, grade`` of a frozen version, exactly its lines.
 """
 from __future__ import annotations
@@ -54,16 +55,52 @@ def judgments_export(*, campaign: Campaign, fmt: str) -> str:
     return export_text(judgment_rows(campaign), fields=JUDGMENT_FIELDS, fmt=fmt)
 
 
-def final_label_rows(*, campaign: Campaign, rule: str) -> list[dict]:
-    """Return the final labels under a rule with their confidence, in qrels order (qid, then docno)."""
-    detail = final_labels_detail(campaign=campaign, rule=rule)
+def final_label_rows(*, campaign: Campaign, rule: str, report: dict | None = None) -> list[dict]:
+    """Return the final labels under a rule with their confidence, in qrels order (qid, then docno).
+
+    ``report`` (a dict) is filled with how an aggregating rule ended (Dawid–Skene: rounds,
+    converged, log-likelihood; see ``judging.services.qrels.dawid_skene_report``).
+    """
+    detail = final_labels_detail(campaign=campaign, rule=rule, report=report)
     all_numeric = all(qid.isascii() and qid.isdigit() for qid, _ in detail)
     return [{"qid": qid, "docno": docno, "grade": grade, "confidence": round(confidence, 4)}
             for (qid, docno), (grade, confidence) in sorted(detail.items(), key=qid_key(all_numeric))]
 
 
+def aggregation_comment(report: dict) -> str:
+    """Return one line saying how a Dawid–Skene run ended ("" for a rule without a report).
+
+    A lead who downloads the labels must see that a run stopped without converging (its labels
+    may still change with more rounds), not only the frozen version's page.
+
+    >>> ended = {"method": "dawid_skene", "iterations": 3, "converged": True, "log_likelihood": -12.3456789,
+    ...          "tolerance": 1e-05, "smoothing": 0.01}
+    >>> aggregation_comment(ended)
+    'dawid_skene: rounds=3 converged=true log_likelihood=-12.345679 tolerance=1e-05 smoothing=0.01'
+    >>> aggregation_comment({**ended, "converged": False}).split(" — ")[1]
+    'NOT CONVERGED: stopped after 3 rounds without converging; its labels may still change with more rounds'
+    """
+    if report.get("method") != "dawid_skene":
+        return ""
+    converged = bool(report.get("converged"))
+    loglik = report.get("log_likelihood")
+    text = (f"dawid_skene: rounds={report.get('iterations')} converged={'true' if converged else 'false'} "
+            f"log_likelihood={'' if loglik is None else f'{loglik:.6f}'} tolerance={report.get('tolerance')} "
+            f"smoothing={report.get('smoothing')}")
+    if not converged:
+        text += (f" — NOT CONVERGED: stopped after {report.get('iterations')} rounds without converging; "
+                 "its labels may still change with more rounds")
+    if report.get("collapsed"):
+        text += f" — labels collapsed: {report.get('collapse_reason')}"
+    return text
+
+
 def final_labels_lines(*, campaign: Campaign, rule: str, fmt: str) -> Iterator[str]:
-    return export_lines(final_label_rows(campaign=campaign, rule=rule), fields=FINAL_LABEL_FIELDS, fmt=fmt)
+    """Yield the final-labels export; a Dawid–Skene CSV starts with one ``#`` line on how the run ended."""
+    report: dict = {}
+    rows = final_label_rows(campaign=campaign, rule=rule, report=report)
+    comment = aggregation_comment(report)
+    return export_lines(rows, fields=FINAL_LABEL_FIELDS, fmt=fmt, comments=[comment] if comment else [])
 
 
 def final_labels_csv(*, campaign: Campaign, rule: str) -> str:

@@ -52,8 +52,10 @@ def _leaderboard_url(slug: str) -> str | None:
 
 
 def dashboard_options(request: HttpRequest) -> dict:
-    """Return the dashboard options of a request: statistic choice, binary collapse, hourly rate."""
-    return {"stat": choice(request.GET.get("stat")), "binary": request.GET.get("binary") == "1", "rate": _rate(request)}
+    """Return the dashboard options of a request: statistic choice, binary collapse, hourly rate, and
+    ``?cannot_judge=1`` to count "could not judge" grades in agreement (left out by default)."""
+    return {"stat": choice(request.GET.get("stat")), "binary": request.GET.get("binary") == "1", "rate": _rate(request),
+            "include_cannot_judge": request.GET.get("cannot_judge") == "1"}
 
 
 def _heatmap_choice(request: HttpRequest) -> str:

@@ -259,3 +259,14 @@ def test_the_lead_reaches_lead_endpoints(client, campaign, lead, endpoint):
 
     qrels_freeze(campaign=campaign, rule="majority", description="", user=lead)
     assert call(as_user(client, lead), campaign, endpoint).status_code in (200, 201)
+
+
+def test_campaign_api_shows_its_keys_and_guidelines_read_only(client, campaign, alice, lead):
+    from judging.services.guidelines import campaign_set_keys_and_guidelines
+
+    campaign_set_keys_and_guidelines(campaign=campaign, keys={"2": "n"}, guidelines="Read the **whole** page.")
+    client.force_login(alice)
+    detail = client.get(reverse("api-campaign", args=[campaign.pk])).json()
+    assert detail["keys"] == {"2": "n"} and detail["guidelines"] == "Read the **whole** page."
+    listed = next(c for c in client.get(reverse("api-campaigns")).json() if c["id"] == campaign.pk)
+    assert listed["keys"] == {"2": "n"} and listed["guidelines"] == "Read the **whole** page."

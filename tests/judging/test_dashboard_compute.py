@@ -15,7 +15,7 @@ DAY = 86400.0
 
 
 def arrays(judgments, *, items=4, topics=(0, 0, 1, 1), required=(2, 2, 2, 2), counts=None, gold=None,
-           assessors=3, blocked=(), scale=(0, 1, 2, 3), threshold=2):
+           assessors=3, blocked=(), scale=(0, 1, 2, 3), threshold=2, cannot_judge=()):
     """judgments: (item, assessor, grade position or -1, seconds, time)."""
     j = np.array(judgments, dtype=float).reshape(-1, 5)
     if counts is None:
@@ -28,7 +28,7 @@ def arrays(judgments, *, items=4, topics=(0, 0, 1, 1), required=(2, 2, 2, 2), co
         counts=np.asarray(counts), is_gold=np.array([i in gold for i in range(items)]),
         gold_grade=np.array([gold.get(i, np.nan) for i in range(items)], dtype=float),
         j_item=j[:, 0].astype(np.int64), j_assessor=j[:, 1].astype(np.int64), j_grade=j[:, 2].astype(np.int64),
-        j_seconds=j[:, 3], j_time=j[:, 4],
+        j_seconds=j[:, 3], j_time=j[:, 4], cannot_judge=tuple(cannot_judge),
     )
 
 
@@ -216,3 +216,39 @@ def test_per_topic_values_equal_each_topic_alone_and_carry_an_interval(key):
         assert row["ci_low"] <= row["value"] <= row["ci_high"]
     assert compute.per_topic(table, row_topic, data.topics, choice(key)) == [
         {k: v for k, v in r.items() if k not in ("ci_low", "ci_high", "ci_reason")} for r in rows]
+
+
+def test_could_not_judge_grades_leave_agreement_unless_counted():
+    """Scale (-2 broken = could not judge, 0, 1, 2): a -2 label is no opinion on relevance, so by default
+    it leaves the table (and the categories); counted, it is a grade like any other."""
+    rng = np.random.default_rng(7)
+    scale = (-2, 0, 1, 2)
+    a = rng.integers(0, 4, 40)
+    b = np.where(rng.random(40) < 0.6, a, rng.integers(0, 4, 40))
+    judgments = [(i, 0, int(a[i]), 5, i) for i in range(40)] + [(i, 1, int(b[i]), 5, i) for i in range(40)]
+    data = arrays(judgments, items=40, topics=(0,) * 40, required=(2,) * 40, assessors=2, scale=scale,
+                  threshold=1, cannot_judge=(-2,))
+    left_out, _ = compute.rating_table(data, binary=False)
+    both = (a > 0) & (b > 0)
+    assert left_out.categories == (0, 1, 2) and left_out.label_item.size == int((a > 0).sum() + (b > 0).sum())
+    kappa = compute.group_value(left_out, np.arange(len(left_out.items)), choice("cohen"))["value"]
+    grade = np.asarray(scale)
+    expected = cohen_kappa(grade[a[both]].tolist(), grade[b[both]].tolist(), categories=[0, 1, 2], ci=None).value
+    assert kappa == pytest.approx(expected)
+    counted, _ = compute.rating_table(data, binary=False, include_cannot_judge=True)
+    assert counted.categories == scale and counted.label_item.size == 80
+    everything = cohen_kappa(grade[a].tolist(), grade[b].tolist(), categories=list(scale), ci=None).value
+    assert compute.group_value(counted, np.arange(len(counted.items)), choice("cohen"))["value"] == pytest.approx(everything)
+    assert everything != pytest.approx(expected)
+    binary, _ = compute.rating_table(data, binary=True)
+    assert binary.label_item.size == left_out.label_item.size  # -2 does not become "not relevant"
+    plain = arrays(judgments, items=40, topics=(0,) * 40, required=(2,) * 40, assessors=2, scale=scale, threshold=1)
+    assert compute.rating_table(plain, binary=False)[0].categories == scale  # no such grade on the scale
+
+
+def test_an_assessor_whose_last_label_is_could_not_judge_has_no_label_in_agreement():
+    # assessor 0 first said 2, then "could not judge" (-2, position 0): the later word wins, then leaves
+    data = arrays([(0, 0, 3, 5, 0), (0, 0, 0, 5, 10), (0, 1, 3, 5, 0), (1, 0, 1, 5, 0), (1, 1, 1, 5, 0)],
+                  items=2, topics=(0, 0), required=(2, 2), assessors=2, scale=(-2, 0, 1, 2), cannot_judge=(-2,))
+    table, _ = compute.rating_table(data, binary=False)
+    assert table.positions.tolist() == [[-1, 2], [0, 0]] and table.categories == (0, 1, 2)

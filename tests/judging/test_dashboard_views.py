@@ -253,3 +253,90 @@ def test_a_campaign_nobody_has_judged_says_so_instead_of_drawing_empty_charts(cl
     html = client.get(url("campaign-dashboard", campaign)).content.decode()
     assert 'id="heatmap-empty"' in html and 'id="time-chart-empty"' in html
     assert 'id="heatmap"' not in html and 'id="topic-chart"' not in html and "No pair judged twice yet." in html
+
+
+def test_dashboard_and_assessor_pages_name_every_kind_as_assessor_label(client, judged, lead,
+                                                                       django_assert_max_num_queries):
+    """A model assessor is ``model:<id>`` (never ``crowd:<id>``), an imported one ``imported:<id>``,
+    a crowd worker ``<platform>:<id>`` — the same names as Assessor.label, with no query per row."""
+    from judging.models import Assessor, Judgment
+
+    others = [Assessor.objects.create(campaign=judged, kind="model", worker_id="gpt-judge"),
+              Assessor.objects.create(campaign=judged, kind="imported", worker_id="w7"),
+              Assessor.objects.create(campaign=judged, kind="crowd", platform="prolific", worker_id="p9")]
+    items = list(Item.objects.filter(campaign=judged).order_by("position")[:3])
+    for assessor in others:
+        for item in items:
+            Judgment.objects.create(item=item, assessor=assessor, grade=1, client_token=f"t-{assessor.pk}-{item.pk}")
+    want = {"model:gpt-judge", "imported:w7", "prolific:p9"}
+    assert {a.label for a in others} == want
+    data = campaign_dashboard(campaign=judged, stat=choice("cohen"))
+    assert want <= {row["name"] for row in data["assessors"]}
+    assert not any(row["name"].startswith("crowd:") for row in data["assessors"])
+    client.force_login(lead)
+    html = client.get(url("campaign-assessors", judged)).content.decode()
+    assert "model:gpt-judge" in html and "crowd:gpt-judge" not in html
+    conflicts = client.get(url("campaign-conflicts", judged, assessor=others[0].pk)).content.decode()
+    assert "model:gpt-judge" in conflicts
+    cache.clear()
+    with django_assert_max_num_queries(20) as with_three:
+        client.get(url("campaign-assessors", judged))
+    for n in range(10):
+        extra = Assessor.objects.create(campaign=judged, kind="model", worker_id=f"m{n}")
+        Judgment.objects.create(item=items[0], assessor=extra, grade=2, client_token=f"x-{n}")
+    cache.clear()
+    with django_assert_max_num_queries(20) as with_thirteen:
+        assert "model:m9" in client.get(url("campaign-assessors", judged)).content.decode()
+    assert len(with_thirteen.captured_queries) == len(with_three.captured_queries)
+
+
+def test_could_not_judge_grades_are_left_out_of_agreement_by_a_visible_option(client, judged, lead, alice, carol):
+    """Scale with -2 "could not judge": left out by default (the page says so), counted with the checkbox
+    or ?cannot_judge=true in the API; the cache keeps the two apart."""
+    from django.utils import timezone
+
+    from collections_app import scales
+    from judging.models import Judgment
+
+    collection = judged.collection
+    collection.scale, _ = scales.parse_spec("-2:broken,0,1,2,3", relevant_threshold=1, cannot_judge=[-2])
+    collection.save()
+    positions = [2, 5, 9, 13, 17]  # carol could not judge these pages
+    Judgment.objects.filter(item__campaign=judged, item__position__in=positions,
+                            assessor=expert(judged, carol)).update(grade=-2, updated_at=timezone.now())
+    cache.clear()
+    client.force_login(lead)
+    api = reverse("api-campaign-dashboard", args=[judged.pk])
+    default = client.get(api).json()
+    counted = client.get(api + "?cannot_judge=true").json()
+    again = client.get(api).json()
+    assert default["statistic"]["cannot_judge"] == {"grades": [-2], "left_out": True}
+    assert counted["statistic"]["cannot_judge"] == {"grades": [-2], "left_out": False}
+    ids = {r["name"]: r["id"] for r in default["assessors"]}
+
+    def cell(data, a, b):
+        return next(c["value"] for c in data["matrix"]["cells"] if (c["row"], c["col"]) == (ids[a], ids[b]))
+
+    carol_grades = [-2 if p in positions else g for p, g in enumerate(GRADES["carol"], start=1)]
+    kept = [k for k, g in enumerate(carol_grades) if g != -2]
+    expected = cohen_kappa([GRADES["alice"][k] for k in kept], [carol_grades[k] for k in kept],
+                           categories=[0, 1, 2, 3], ci=None).value
+    everything = cohen_kappa(GRADES["alice"], carol_grades, categories=[-2, 0, 1, 2, 3], ci=None).value
+    assert cell(default, "alice", "carol") == pytest.approx(expected)
+    assert cell(counted, "alice", "carol") == pytest.approx(everything) and everything != pytest.approx(expected)
+    assert cell(again, "alice", "carol") == pytest.approx(expected)  # not the counted figures from the cache
+    html = client.get(url("campaign-dashboard", judged)).content.decode()
+    form = html[html.index('id="dashboard-options"'):html.index("</form>", html.index('id="dashboard-options"'))]
+    assert '<input type="checkbox" name="cannot_judge" value="1">' in form
+    assert "are left out of agreement" in html[html.index('id="cannot-judge-note"'):]
+    ticked = client.get(url("campaign-dashboard", judged, cannot_judge=1)).content.decode()
+    assert 'name="cannot_judge" value="1" checked' in ticked and "are counted in agreement" in ticked
+    assert '<input type="hidden" name="cannot_judge" value="1">' in ticked  # the heatmap form keeps the choice
+
+
+def test_no_could_not_judge_option_when_the_scale_has_no_such_grade(client, judged, lead):
+    client.force_login(lead)
+    html = client.get(url("campaign-dashboard", judged)).content.decode()
+    assert 'name="cannot_judge"' not in html and 'id="cannot-judge-note"' not in html
+    data = client.get(reverse("api-campaign-dashboard", args=[judged.pk])).json()
+    assert data["statistic"]["cannot_judge"] == {"grades": [], "left_out": False}

@@ -13,7 +13,7 @@ from collections_app.models import Document
 from judging.aggregation import dawid_skene
 from judging.dashboard import compute
 from judging.dashboard.choices import choice
-from judging.dashboard.selectors import campaign_dashboard
+from judging.dashboard.selectors import _stamp_key, campaign_dashboard
 from judging.models import Adjudication, Item, Judgment, QrelsVersion
 from judging.services.qrels import qrels_freeze
 from judging.services.rejudge import rejudge_history
@@ -190,7 +190,7 @@ def test_dashboard_is_cached_until_a_judgment_arrives_and_says_how_fresh(client,
     judgment = Judgment.objects.get(item=item, assessor=expert(judged, alice))
     Judgment.objects.filter(pk=judgment.pk).update(grade=3, updated_at=timezone.now())  # as a revision does
     assert campaign_dashboard(campaign=judged, stat=choice("cohen"))["freshness"]["cached"] is True  # digest reused
-    cache.delete(f"qs:dashboard-stamp:v1:{judged.pk}")  # what STAMP_SECONDS later brings
+    cache.delete(_stamp_key(judged))  # what STAMP_SECONDS later brings
     fresh = campaign_dashboard(campaign=judged, stat=choice("cohen"))
     assert fresh["freshness"]["cached"] is False and fresh["overall"]["value"] != first["overall"]["value"]
     client.force_login(lead)
@@ -291,3 +291,33 @@ def test_freeze_records_dawid_skene_convergence_and_warns_when_it_stopped(client
     majority = qrels_freeze(campaign=judged, rule=QrelsVersion.Rule.MAJORITY, description="", user=lead)
     assert majority.aggregation == {} and majority.aggregation_warning == ""
     cache.clear()
+
+
+def test_final_labels_csv_opens_with_how_dawid_skene_ended_and_says_when_it_did_not_converge(client, judged, lead,
+                                                                                            monkeypatch):
+    import functools
+    import io
+
+    import pandas as pd
+
+    from judging.services import qrels as qrels_service
+
+    client.force_login(lead)
+    base = reverse("campaign-final-labels", args=[judged.collection.slug, judged.pk])
+    text = b"".join(client.get(base + "?rule=dawid_skene").streaming_content).decode()
+    first, header = text.splitlines()[:2]
+    report: dict = {}
+    labels = qrels_service.final_labels_detail(campaign=judged, rule="dawid_skene", report=report)
+    assert first.startswith("# dawid_skene: ") and header == "qid,docno,grade,confidence"
+    assert f"rounds={report['iterations']} converged=true log_likelihood={report['log_likelihood']:.6f}" in first
+    assert "NOT CONVERGED" not in first
+    table = pd.read_csv(io.StringIO(text), skiprows=1, dtype={"qid": str, "docno": str})
+    assert len(table) == len(labels) and list(table.columns) == ["qid", "docno", "grade", "confidence"]
+    majority = b"".join(client.get(base + "?rule=majority").streaming_content).decode()
+    assert majority.startswith("qid,docno,grade,confidence\n")  # no run to report, no comment line
+    jsonl = reverse("campaign-final-labels-export", args=[judged.collection.slug, judged.pk, "jsonl"])
+    assert not b"".join(client.get(jsonl + "?rule=dawid_skene").streaming_content).startswith(b"#")
+    monkeypatch.setattr(qrels_service, "dawid_skene", functools.partial(qrels_service.dawid_skene, max_iter=1))
+    stopped = b"".join(client.get(base + "?rule=dawid_skene").streaming_content).decode().splitlines()[0]
+    assert "rounds=1 converged=false" in stopped
+    assert "NOT CONVERGED: stopped after 1 rounds without converging" in stopped

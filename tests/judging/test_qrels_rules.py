@@ -125,7 +125,9 @@ def test_final_labels_csv_download_is_lead_only(client, trio, lead, alice, mallo
     client.force_login(lead)
     response = client.get(target + "?rule=dawid_skene")
     body = b"".join(response.streaming_content).decode()  # streamed: memory stays flat on big campaigns
-    assert response.status_code == 200 and body.splitlines()[1].startswith("402,T2-D1,3,")
+    lines = body.splitlines()  # a Dawid–Skene CSV opens with how the run ended (docs/formats.md)
+    assert response.status_code == 200 and lines[0].startswith("# dawid_skene: ")
+    assert lines[1] == "qid,docno,grade,confidence" and lines[2].startswith("402,T2-D1,3,")
     assert client.get(target + "?rule=vibes").status_code == 404
     page = client.get(reverse("campaign-qrels", args=[campaign.collection.slug, campaign.pk])).content.decode()
     assert 'value="dawid_skene"' in page and 'value="gold_weighted"' in page
