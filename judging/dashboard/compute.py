@@ -368,12 +368,13 @@ def _known_seconds(seconds: np.ndarray) -> np.ndarray:
 
 
 def assessor_rows(data: CampaignArrays, agree: np.ndarray, stat: StatChoice, *, gold_threshold: float,
-                  gold_min_answers: int) -> list[dict]:
+                  gold_min_answers: int, flag_speed: bool = True) -> list[dict]:
     """Return one row per assessor: counts, median seconds, label distribution, agreement, gold accuracy, flags.
 
     ``agree`` is each assessor's agreement with the others (NaN when none), indexed like
     ``data.assessors``. Unknown active seconds (NaN) are left out of the medians; an assessor
-    with no known time is never "too fast".
+    with no known time is never "too fast", and with ``flag_speed`` off (imported campaigns, whose
+    seconds come from another tool's clock, if at all) nobody is.
     """
     n = len(data.assessors)
     q = len(data.scale)
@@ -401,7 +402,7 @@ def assessor_rows(data: CampaignArrays, agree: np.ndarray, stat: StatChoice, *, 
         agreement_value = None if np.isnan(agree[a]) else float(agree[a])
         accuracy = gold_correct[a] / gold_answered[a] if gold_answered[a] else None
         flags = []
-        if median is not None and median < fast_limit:
+        if flag_speed and median is not None and median < fast_limit:
             flags.append("too fast")
         if agreement_value is not None and agreement_value < low:
             flags.append("low agreement")

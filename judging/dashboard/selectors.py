@@ -143,7 +143,7 @@ def load_campaign_arrays(campaign: Campaign) -> compute.CampaignArrays:
 
 
 CACHE_SECONDS = 24 * 3600
-CACHE_VERSION = 2  # 2: assessors named by Assessor.label (model:<id>, imported:<id>)
+CACHE_VERSION = 3  # 2: assessors named by Assessor.label; 3: no speed flags in imported campaigns
 
 
 STAMP_SECONDS = 30  # the judgments' digest in a data stamp is trusted this long, then recomputed
@@ -152,6 +152,13 @@ STAMP_SECONDS = 30  # the judgments' digest in a data stamp is trusted this long
 def _stamp_key(campaign: Campaign) -> str:
     return f"qs:dashboard-stamp:v{CACHE_VERSION}:{campaign.pk}"
 
+
+
+def _without_pace(speed: dict, estimate: dict) -> tuple[dict, dict]:
+    """Blank the pace, time and cost figures of an imported campaign: judged elsewhere and loaded at once,
+    its load time is no pace and its (often unknown) seconds no cost."""
+    return ({**speed, "overall_per_hour": None, "recent_per_hour": None, "recent_label": "imported campaign"},
+            {**estimate, "median_seconds": None, "active_hours": None, "cost": None, "wall_hours": None})
 
 def forget_stamp(campaign: Campaign) -> None:
     """Make the next dashboard request recompute the judgments' digest of the data stamp."""
@@ -184,7 +191,7 @@ def data_stamp(campaign: Campaign) -> str:
     topics = list(Topic.objects.filter(collection_id=campaign.collection_id).order_by("pk").values_list("qid", "title"))
     collection = campaign.collection
     parts = (judgments, assessors, items, topics, collection.scale, collection.relevant_threshold,
-             campaign.gold_accuracy_threshold, campaign.gold_min_answers, getattr(campaign, "origin", "native"))
+             campaign.gold_accuracy_threshold, campaign.gold_min_answers, campaign.origin)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
 
 
@@ -221,13 +228,12 @@ def campaign_dashboard(*, campaign: Campaign, stat: StatChoice, binary: bool = F
     figures = _cached(f"{base}:{stat.key}:{int(binary)}:{heatmap}:cj{int(include_cannot_judge)}",
                       lambda: _figures(campaign, arrays(), stat, binary, heatmap, computed_at=time.time(),
                                        include_cannot_judge=include_cannot_judge))
-    imported = getattr(campaign, "origin", "native") == "imported"
+    imported = campaign.origin == Campaign.Origin.IMPORTED
     speed = compute.throughput(clock["times"], now=now)
     estimate = compute.estimate(seconds=clock["seconds"], remaining=figures["progress"]["remaining"], rate=rate,
                                 recent_per_hour=speed["recent_per_hour"])
-    if imported:  # judged elsewhere, loaded at once: a pace or a cost would be invented
-        speed = {**speed, "overall_per_hour": None, "recent_per_hour": None, "recent_label": "imported campaign"}
-        estimate = {**estimate, "median_seconds": None, "active_hours": None, "cost": None, "wall_hours": None}
+    if imported:
+        speed, estimate = _without_pace(speed, estimate)
     computed_at = figures["freshness"]["computed_at"]
     return {**figures, "throughput": speed, "estimate": estimate, "imported": imported,
             "freshness": {**figures["freshness"], "age_seconds": max(0.0, now - computed_at),
@@ -260,7 +266,8 @@ def _figures(campaign: Campaign, data: compute.CampaignArrays, stat: StatChoice,
     agree = np.full(len(data.assessors), np.nan)
     agree[np.asarray(table.raters, dtype=np.int64)] = agree_columns
     rows = compute.assessor_rows(data, agree, stat, gold_threshold=campaign.gold_accuracy_threshold,
-                                 gold_min_answers=campaign.gold_min_answers)
+                                 gold_min_answers=campaign.gold_min_answers,
+                                 flag_speed=campaign.origin != Campaign.Origin.IMPORTED)
     flagged = np.array([bool(set(r["flags"]) - {"blocked"}) for r in rows], dtype=bool)
     raters = np.asarray(table.raters, dtype=np.int64)
     columns = compute.heatmap_columns(table, agree_columns, flagged[raters] if raters.size else flagged[:0],
@@ -331,10 +338,9 @@ def collection_overview(*, campaigns, stat: StatChoice, binary: bool = False, ra
         speed = compute.throughput(clock["times"], now=now)
         plan = compute.estimate(seconds=clock["seconds"], remaining=done["remaining"], rate=rate,
                                 recent_per_hour=speed["recent_per_hour"])
-        imported = getattr(campaign, "origin", "native") == "imported"
-        if imported:  # no pace, time or cost for labels judged elsewhere
-            speed = {**speed, "overall_per_hour": None, "recent_per_hour": None, "recent_label": "imported campaign"}
-            plan = {**plan, "median_seconds": None, "active_hours": None, "cost": None, "wall_hours": None}
+        imported = campaign.origin == Campaign.Origin.IMPORTED
+        if imported:
+            speed, plan = _without_pace(speed, plan)
         rows.append({"campaign": campaign, "progress": done, "throughput": speed, "imported": imported,
                      "agreement": figures["agreement"], "estimate": plan})
     return rows

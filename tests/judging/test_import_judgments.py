@@ -7,6 +7,7 @@ import random
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from collections_app.importers.errors import ImportFailed
 from collections_app.models import Pool, PoolPair
@@ -236,3 +237,24 @@ def test_imported_gold_feeds_the_gold_weighted_vote(topics, tmp_path):
     expected = gold_weighted_vote(triples, gold={"g1": 1, "g2": 0}, categories=topics.grades)
     assert final_labels(campaign=campaign, rule="gold_weighted") == {("401", "x"): expected.labels["x"].label} == {
         ("401", "x"): 1}
+
+
+def test_an_imported_campaigns_dashboard_shows_no_invented_timing_figures(client, topics, tmp_path, lead):
+    """Labels loaded at once, most without seconds: no pace, cost, time to finish or 'too fast' flag."""
+    from judging.dashboard.choices import choice
+    from judging.dashboard.selectors import campaign_dashboard
+
+    rows = [f"{qid},d{n},w{w},{(n + w) % 2},,{'' if w else 0.5},,\n"
+            for qid in ("401", "402") for n in range(15) for w in range(3)]
+    judgments_import(collection=topics, source=write(tmp_path, "crowd.csv", HEADER + "".join(rows)),
+                     campaign_name="loaded", user=lead)
+    campaign = Campaign.objects.get(name="loaded")
+    data = campaign_dashboard(campaign=campaign, stat=choice("cohen"), rate=10.0)
+    assert data["imported"] is True
+    assert data["throughput"]["overall_per_hour"] is None and data["throughput"]["recent_per_hour"] is None
+    assert data["estimate"]["cost"] is None and data["estimate"]["median_seconds"] is None
+    assert not any("too fast" in row["flags"] for row in data["assessors"])  # w0's 0.5 s would be flagged if native
+    assert data["overall"]["value"] is not None  # agreement is still computed on the imported labels
+    client.force_login(lead)
+    page = client.get(reverse("campaign-dashboard", args=[topics.slug, campaign.pk]))
+    assert page.status_code == 200 and '<span class="badge flag">too fast</span>' not in page.content.decode()
