@@ -1,7 +1,7 @@
 """Can the model be trusted here? Pure functions comparing a model assessor's labels with human ones.
 
 No Django: plain ``{item: grade}`` maps in, plain results out; the statistics themselves are the
-project's public agreement functions (:mod:`judging.agreement`), never a second copy.
+project's public agreement functions (:mod:`agreement`), never a second copy.
 
 - :func:`human_reference` — the humans' label of each item: the lead's adjudication where there
   is one, else the humans' majority (a tie goes to the lowest tied grade, as in the freeze rules).
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from judging.agreement import AgreementResult, agreement, binarize_labels, confusion_matrix, per_group
+from agreement import AgreementResult, agreement, binarize_labels, confusion_matrix, per_group
 
 Labels = Mapping[Hashable, int]
 
@@ -172,7 +172,7 @@ def pairs_for_interval(result: AgreementResult, *, half_width: float, confidence
     Scales the analytic standard error of the observed κ: SE·√n stays about constant, so
     n = (z · SE · √n_observed / half_width)². None without a standard error.
 
-    >>> from judging.agreement import AgreementResult
+    >>> from agreement import AgreementResult
     >>> pairs_for_interval(AgreementResult("cohen_kappa", 0.6, 100, std_error=0.1), half_width=0.1)
     385
     """

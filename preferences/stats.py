@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from scipy.stats import binomtest
 
-from judging.agreement import agreement
+from agreement import agreement
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def position_bias(rows: Iterable[Row], *, confidence: float = 0.95) -> Tally:
 
 
 def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff", ci: str | None = "bootstrap"):
-    """Agreement between assessors on the outcome (categories -1, 0, +1), via judging.agreement.
+    """Agreement between assessors on the outcome (categories -1, 0, +1), via :func:`agreement.agreement`.
 
     Returns None when no item has two judgments. Krippendorff's α tolerates missing ratings, so
     it works for any overlap design; the result carries the number of items judged at least

@@ -23,8 +23,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judging.agreement import RatingTable, agreement, binarize_table
-from judging.agreement_mean_pairwise import MIN_CI_ITEMS, TOO_LITTLE_OVERLAP, PairValues, mean_pairwise, pair_values
+from agreement import (
+    MIN_CI_ITEMS,
+    TOO_LITTLE_OVERLAP,
+    PairValues,
+    RatingTable,
+    agreement,
+    binarize_table,
+    mean_pairwise,
+    pair_values,
+)
 from judging.dashboard.choices import StatChoice
 
 FAST_SECONDS = 3.0
@@ -174,9 +182,9 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     Exactly the library call on exactly these rows: the many-assessor statistics get every
     labelled item of the group (Fleiss' κ and Krippendorff's α use the items labelled at least
     twice, Gwet's AC1 also counts the items labelled once in its category prevalence, as
-    :func:`judging.agreement.gwet_ac` defines it); two-assessor statistics give their mean over
+    :func:`agreement.gwet_ac` defines it); two-assessor statistics give their mean over
     assessor pairs sharing at least MIN_PAIR_OVERLAP items (Light's κ for Cohen's κ; see
-    judging.agreement_mean_pairwise). "n_items" counts the items labelled at least twice.
+    agreement.mean_pairwise). "n_items" counts the items labelled at least twice.
     With ``n_boot`` > 0 also "ci_low"/"ci_high" (95 %, seed 0), or "ci_reason" when the group
     has too little overlap for one.
     """

@@ -8,14 +8,14 @@ the database and in the judgments export for audit). Rules:
   or the primary has no label for it, the earliest label (by time recorded, then id).
 - ``majority``: the most frequent grade; **a tie goes to the lowest tied grade** — the
   conservative choice (unjudged documents count as not relevant, so doubt leans that way),
-  the same rule as :func:`judging.aggregation.majority_vote`'s default. (crowd-kit's
+  the same rule as :func:`aggregation.majority_vote`'s default. (crowd-kit's
   MajorityVote breaks ties differently: it keeps the tied label met first in its input.)
 - ``adjudicated``: the lead's adjudicated grade where one is set, else the majority label.
 - ``gold_weighted``: a vote weighted by each assessor's smoothed accuracy on the campaign's
-  gold items (log-odds weights, :func:`judging.aggregation.gold_weighted_vote`); assessors
+  gold items (log-odds weights, :func:`aggregation.gold_weighted_vote`); assessors
   with no gold answers get the mean weight. Ties go to the lowest grade.
 - ``dawid_skene``: Dawid–Skene EM over every assessor's confusion matrix
-  (:func:`judging.aggregation.dawid_skene`); gold items' labels take part in the EM (they
+  (:func:`aggregation.dawid_skene`); gold items' labels take part in the EM (they
   say how each assessor errs) but only regular items get a final label. How the EM ended
   (rounds, converged or stopped at the limit, final log-likelihood, tolerance, smoothing,
   collapse warning) is reported through ``report`` and kept on the frozen version
@@ -41,8 +41,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from aggregation import dawid_skene, gold_weighted_vote
 from collections_app.models import Collection
-from judging.aggregation import dawid_skene, gold_weighted_vote
 from judging.models import Adjudication, Assessor, Campaign, Item, Judgment, QrelsVersion
 from metrics import qrels_to_text
 

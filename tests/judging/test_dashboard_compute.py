@@ -6,8 +6,8 @@ import re
 import numpy as np
 import pytest
 
+from agreement import agreement, cohen_kappa, pairwise_matrix
 from judging import charts
-from judging.agreement import agreement, cohen_kappa, pairwise_matrix
 from judging.dashboard import compute
 from judging.dashboard.choices import CHOICES, DEFAULT, choice
 

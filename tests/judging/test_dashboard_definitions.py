@@ -13,9 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judging.agreement import agreement, gwet_ac, pairwise_matrix, rating_table
-from judging.agreement_data import RatingTable
-from judging.agreement_mean_pairwise import TOO_LITTLE_OVERLAP, mean_pairwise, pair_values
+from agreement import (
+    TOO_LITTLE_OVERLAP,
+    RatingTable,
+    agreement,
+    gwet_ac,
+    mean_pairwise,
+    pair_values,
+    pairwise_matrix,
+    rating_table,
+)
 from judging.dashboard import compute
 from judging.dashboard.choices import CHOICES, choice
 

@@ -1,15 +1,20 @@
-"""Inter-assessor agreement: one entry point for the dashboard, the API and the tests.
+"""One statistic chosen by name: over a whole table, for every pair of raters, per group of items.
 
-Import from here. The statistics live in :mod:`judging.agreement_stats` (percent
-agreement, Cohen's κ, Scott's π, Fleiss' κ, Krippendorff's α, Gwet's AC1/AC2, each an
-:class:`AgreementResult` with value or undefined reason, overlap, raw and chance
-agreement, prevalence and a confidence interval); data preparation (deduplication, binary
-collapse at the relevance threshold, rating tables) in :mod:`judging.agreement_data`.
-This module adds choosing a statistic by name, the rater × rater matrix and per-group
-(e.g. per-topic) agreement.
+The dashboard, the API, model calibration and preference results name the statistic they
+want (a key of :data:`STATISTICS`); this module picks the function in
+:mod:`agreement.coefficients`, collapses grades to binary when asked, and lays the results out
+as a rater × rater matrix (:func:`pairwise_matrix`) or per group such as a topic
+(:func:`per_group`).
 
 Which κ is shown matters: Cohen's κ (``"cohen"``) uses each assessor's own marginals and
 equals scikit-learn; the lecture notes' κ pools the marginals and is Scott's π (``"scott"``).
+
+>>> judgments = [("d1", "ann", 1), ("d1", "bob", 1), ("d2", "ann", 0), ("d2", "bob", 1),
+...              ("d3", "ann", 0), ("d3", "bob", 0), ("d4", "ann", 1), ("d4", "bob", 1)]
+>>> round(agreement(judgments, statistic="cohen", categories=[0, 1], ci=None).value, 4)
+0.5
+>>> pairwise_matrix(judgments, categories=[0, 1], statistic="percent").values().tolist()
+[[1.0, 0.75], [0.75, 1.0]]
 """
 from __future__ import annotations
 
@@ -19,34 +24,20 @@ from typing import Literal
 
 import numpy as np
 
-from judging.agreement_data import (  # noqa: F401 (re-exported)
-    BINARY_CATEGORIES,
-    Judgment,
-    RatingTable,
-    binarize,
-    binarize_labels,
-    binarize_table,
-    confusion_matrix,
-    dedupe_judgments,
-    rating_table,
-    table_to_labels,
-)
-from judging.agreement_stats import (  # noqa: F401 (re-exported)
+from .coefficients import (
     NO_OVERLAP,
-    ONE_CATEGORY,
     AgreementResult,
     Level,
     Weights,
-    agreement_weights,
     as_rating_table,
     cohen_kappa,
-    cohen_standard_error,
     fleiss_kappa,
     gwet_ac,
     krippendorff_alpha,
     percent_agreement,
     scott_pi,
 )
+from .data import Judgment, RatingTable, binarize_table
 
 CI = Literal["bootstrap", "analytic"] | None
 

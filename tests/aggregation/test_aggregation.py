@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from crowdkit.aggregation import DawidSkene, MajorityVote
 
-from judging.aggregation import dawid_skene, gold_accuracy, gold_weighted_vote, majority_vote
+from aggregation import dawid_skene, gold_accuracy, gold_weighted_vote, majority_vote
 
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:crowdkit")
 
@@ -251,10 +251,3 @@ def test_dawid_skene_on_a_graded_scale_with_an_unused_grade_agrees_with_crowdkit
     assert 3 not in {x.label for x in ours.labels.values()}
     assert ours.label_distribution()[3] == 0
 
-
-def test_module_doctests_pass():
-    import doctest
-
-    import judging.aggregation as module
-
-    assert doctest.testmod(module).failed == 0

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 from scipy.stats import norm
 
-from judging.agreement_data import (
+from .data import (
     Judgment,
     RatingTable,
     check_categories,
@@ -273,6 +273,8 @@ def cohen_kappa(a: Sequence[int | None], b: Sequence[int | None], *, categories:
 
     >>> round(cohen_kappa([1, 1, 0, 0], [1, 0, 0, 0], categories=[0, 1], ci=None).value, 4)
     0.5
+    >>> round(cohen_kappa([0, 1, 2, 2], [0, 2, 2, 1], categories=[0, 1, 2], weights="quadratic", ci=None).value, 4)
+    0.6364
     """
     return _pair_statistic("cohen_kappa", a, b, categories=categories, weights=weights, marginals="own", ci=ci,
                            n_boot=n_boot, seed=seed, confidence=confidence)
@@ -326,6 +328,14 @@ def fleiss_kappa(judgments: Iterable[Judgment] | RatingTable, *, categories: Seq
     With the same number of ratings on every item this is exactly Fleiss (1971) and
     ``statsmodels.stats.inter_rater.fleiss_kappa``; items with a single rating carry no
     agreement and are left out.
+
+    Three raters on three items, (1, 1, 1), (0, 0, 0), (1, 1, 0): P̄ = (1 + 1 + 1/3) / 3 = 7/9,
+    P_e = (5/9)² + (4/9)² = 41/81, κ = (63 − 41) / (81 − 41) = 0.55.
+
+    >>> votes = {"i1": (1, 1, 1), "i2": (0, 0, 0), "i3": (1, 1, 0)}
+    >>> fleiss_kappa([(i, r, g) for i, gs in votes.items() for r, g in zip("abc", gs)], categories=[0, 1],
+    ...              ci=None).value
+    0.55
     """
     table = as_rating_table(judgments, categories)
     counts = table.counts()
@@ -345,7 +355,7 @@ def fleiss_kappa(judgments: Iterable[Judgment] | RatingTable, *, categories: Seq
                      n_boot=n_boot, seed=seed, confidence=confidence, variant="unweighted")
 
 
-def _krippendorff_distances(level: Level, values: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+def krippendorff_distances(level: Level, values: np.ndarray, n_c: np.ndarray) -> np.ndarray:
     """Return δ² between categories (batch × q × q); ordinal distances depend on the marginals n_c."""
     q = len(values)
     if level == "nominal":
@@ -375,6 +385,12 @@ def krippendorff_alpha(judgments: Iterable[Judgment] | RatingTable, *, categorie
     Interval and ratio distances use the grade values; ordinal distances use the ranks
     (through the coincidence marginals). Raw agreement is the share of matching pairable
     values (the coincidence matrix's diagonal). Items judged once are not pairable.
+
+    >>> judgments = [("d1", "a", 1), ("d1", "b", 1), ("d2", "a", 0), ("d2", "b", 0), ("d3", "a", 1),
+    ...              ("d3", "b", 0), ("d4", "a", 1)]  # d4 judged once: not pairable
+    >>> result = krippendorff_alpha(judgments, categories=[0, 1], ci=None)
+    >>> round(result.value, 4), result.n_items  # 1 − D_o/D_e = 1 − (2/6) / (18/30) = 4/9
+    (0.4444, 3)
     """
     table = as_rating_table(judgments, categories)
     counts = table.counts()
@@ -391,7 +407,7 @@ def krippendorff_alpha(judgments: Iterable[Judgment] | RatingTable, *, categorie
         n_c = o.sum(axis=2)
         n = n_c.sum(axis=1)
         e = (n_c[:, :, None] * n_c[:, None, :] - np.eye(q)[None] * n_c[:, :, None]) / np.maximum(n - 1, 1)[:, None, None]
-        d = _krippendorff_distances(level, values, n_c)
+        d = krippendorff_distances(level, values, n_c)
         observed, expected = (o * d).sum(axis=(1, 2)), (e * d).sum(axis=(1, 2))
         alpha = 1 - _safe_div(observed, expected)
         nn = np.maximum(n, 1e-12)
@@ -411,6 +427,14 @@ def gwet_ac(judgments: Iterable[Judgment] | RatingTable, *, categories: Sequence
     all judged items of r_ik / r_i; P_e = T_w / (q(q − 1)) · Σ_k π_k (1 − π_k), T_w = Σ w_kl.
     Weights are on scale positions (as for weighted κ). When only one category is used
     AC1 would be a vacuous 1.0; it is reported undefined instead.
+
+    Two raters, labels (1, 1), (1, 0), (0, 0), (0, 0): P_a = 3/4, π_1 = (1 + 1/2) / 4 = 3/8,
+    P_e = 2 · 3/8 · 5/8 = 15/32, AC1 = (3/4 − 15/32) / (1 − 15/32) = 9/17.
+
+    >>> labels = [("i1", 1, 1), ("i2", 1, 0), ("i3", 0, 0), ("i4", 0, 0)]
+    >>> judgments = [(i, "a", x) for i, x, _ in labels] + [(i, "b", y) for i, _, y in labels]
+    >>> round(gwet_ac(judgments, categories=[0, 1], ci=None).value, 4)
+    0.5294
     """
     table = as_rating_table(judgments, categories)
     counts = table.counts().astype(float)
