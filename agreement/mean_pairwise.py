@@ -249,6 +249,27 @@ class PairValues:
     n_items: np.ndarray
     value: np.ndarray
 
+    def mean_with_others(self, n_raters: int) -> np.ndarray:
+        """Return each rater's agreement with everyone else: its defined pair values averaged, weighted by
+        shared items (NaN for a rater with no defined pair). The sparse form of
+        :meth:`agreement.by_name.PairwiseMatrix.mean_agreement`.
+
+        >>> pairs = PairValues(a=np.array([0, 0, 1]), b=np.array([1, 2, 2]), n_items=np.array([10, 30, 5]),
+        ...                    value=np.array([1.0, 0.0, np.nan]))
+        >>> pairs.mean_with_others(4).tolist()  # rater 0: (1.0 × 10 + 0.0 × 30) / 40; rater 3 shares nothing
+        [0.25, 1.0, 0.0, nan]
+        """
+        defined = ~np.isnan(self.value)
+        a, b = self.a[defined], self.b[defined]
+        weight = self.n_items[defined].astype(float)
+        weighted = self.value[defined] * weight
+        total = np.bincount(a, weights=weighted, minlength=n_raters) + np.bincount(b, weights=weighted,
+                                                                                   minlength=n_raters)
+        weights = np.bincount(a, weights=weight, minlength=n_raters) + np.bincount(b, weights=weight,
+                                                                                   minlength=n_raters)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(weights > 0, total / np.maximum(weights, 1e-12), np.nan)
+
 
 def pair_values(table: RatingTable, *, statistic: str, weights: str | None = None, level: str = "nominal",
                 min_overlap: int = 2) -> PairValues:

@@ -289,20 +289,6 @@ def pairs(table: RatingTable, stat: StatChoice) -> PairValues:
     return pair_values(table, statistic=options.pop("statistic"), min_overlap=MIN_PAIR_OVERLAP, **options)
 
 
-def agreement_with_others(table: RatingTable, found: PairValues) -> np.ndarray:
-    """Return each table column's agreement with everyone else: its defined pair values averaged,
-    weighted by shared items (NaN when it has no defined pair)."""
-    n = len(table.raters)
-    defined = ~np.isnan(found.value)
-    a, b = found.a[defined], found.b[defined]
-    weight = found.n_items[defined].astype(float)
-    total = np.bincount(a, weights=found.value[defined] * weight, minlength=n) + np.bincount(
-        b, weights=found.value[defined] * weight, minlength=n)
-    weights = np.bincount(a, weights=weight, minlength=n) + np.bincount(b, weights=weight, minlength=n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(weights > 0, total / np.maximum(weights, 1e-12), np.nan)
-
-
 HEATMAP_CHOICES = {
     "judgments": "the assessors with the most labels",
     "lowest": "the assessors with the lowest agreement with the others (among those with at least "

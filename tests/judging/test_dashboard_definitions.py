@@ -104,7 +104,7 @@ def test_every_statistic_equals_the_library_overall_per_topic_and_per_pair(key, 
             assert (result.value is None) == bool(np.isnan(value))
             if result.value is not None:
                 assert value == pytest.approx(result.value, abs=1e-10)
-        agree = compute.agreement_with_others(table, found)
+        agree = found.mean_with_others(len(table.raters))
         for column, rater in enumerate(table.raters):
             mean = matrix.mean_agreement(rater)
             assert (mean is None) == bool(np.isnan(agree[column]))
