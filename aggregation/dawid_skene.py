@@ -78,7 +78,9 @@ def dawid_skene(judgments: Iterable[Judgment], *, categories: Sequence[int], exc
         priors = np.clip(posterior.mean(axis=0), 1e-12, None)
         errors = np.full((n_workers, q, q), smoothing)
         # errors[w, true, given] += P(true | item) for each of w's votes
-        np.add.at(errors, (votes.worker_idx, slice(None), votes.label_idx), posterior[votes.item_idx])
+        # (numpy's stubs type ufunc.at's indices as integer arrays only, not a tuple with a slice)
+        np.add.at(errors, (votes.worker_idx, slice(None), votes.label_idx),  # type: ignore[arg-type]
+                  posterior[votes.item_idx])
         errors /= errors.sum(axis=2, keepdims=True)
         log_scores = np.tile(np.log(priors), (n_items, 1))
         np.add.at(log_scores, votes.item_idx, np.log(errors[votes.worker_idx, :, votes.label_idx]))

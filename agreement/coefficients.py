@@ -107,34 +107,37 @@ def _estimate(
         raise ValueError("confidence must lie strictly between 0 and 1")
     if ci not in ("bootstrap", None):
         raise ValueError(f"ci must be 'bootstrap' or None (an analytic interval exists for Cohen's κ only), got {ci!r}")
-    common = dict(statistic=statistic, n_items=n_items, n_raters=n_raters, prevalence=prevalence,
-                  duplicates_dropped=duplicates_dropped, variant=variant)
+    undefined = AgreementResult(statistic=statistic, value=None, n_items=n_items, n_raters=n_raters,
+                                prevalence=prevalence, duplicates_dropped=duplicates_dropped, variant=variant)
     if n_items == 0:
-        return AgreementResult(value=None, undefined_reason=NO_OVERLAP, **common)
+        return replace(undefined, undefined_reason=NO_OVERLAP)
     value, raw, chance = (float(x[0]) for x in reducer(features.sum(axis=0)[None, :]))
     raw_f = None if np.isnan(raw) else raw
     chance_f = None if np.isnan(chance) else chance
     if undefined_reason is not None or np.isnan(value):
-        return AgreementResult(value=None, undefined_reason=undefined_reason or ONE_CATEGORY,
-                               raw_agreement=raw_f, chance_agreement=chance_f, **common)
-    low = high = None
+        return replace(undefined, undefined_reason=undefined_reason or ONE_CATEGORY, raw_agreement=raw_f,
+                       chance_agreement=chance_f)
+    low: float | None = None
+    high: float | None = None
     method = f"bootstrap over items ({n_boot}, seed {seed})" if ci else None
     if ci == "bootstrap":
-        low, high, spread = _bootstrap(features, reducer, n_boot=n_boot, seed=seed, confidence=confidence)
-        if low is not None and not low <= value <= high:
-            # a skewed or biased resampling distribution: the percentile interval would sit beside the
-            # value it is printed with, so use the value ± z × bootstrap standard error instead
-            z = float(norm.ppf(0.5 + confidence / 2))
-            low, high = value - z * spread, value + z * spread
-            method = f"value ± {z:.2f} bootstrap standard errors ({n_boot} resamples over items, seed {seed})"
-    return AgreementResult(value=value, raw_agreement=raw_f, chance_agreement=chance_f, ci_low=low, ci_high=high,
-                           ci_method=method, **common)
+        interval = _bootstrap(features, reducer, n_boot=n_boot, seed=seed, confidence=confidence)
+        if interval is not None:
+            low, high, spread = interval
+            if not low <= value <= high:
+                # a skewed or biased resampling distribution: the percentile interval would sit beside the
+                # value it is printed with, so use the value ± z × bootstrap standard error instead
+                z = float(norm.ppf(0.5 + confidence / 2))
+                low, high = value - z * spread, value + z * spread
+                method = f"value ± {z:.2f} bootstrap standard errors ({n_boot} resamples over items, seed {seed})"
+    return replace(undefined, value=value, raw_agreement=raw_f, chance_agreement=chance_f, ci_low=low, ci_high=high,
+                   ci_method=method)
 
 
 def _bootstrap(features: np.ndarray, reducer: Reducer, *, n_boot: int, seed: int,
-               confidence: float) -> tuple[float | None, float | None, float | None]:
+               confidence: float) -> tuple[float, float, float] | None:
     """Return the percentile interval and the standard deviation of the statistic over item resamples
-    (undefined replicates skipped)."""
+    (undefined replicates skipped; None when every replicate is undefined)."""
     if n_boot < 1:
         raise ValueError("n_boot must be positive")
     rows, counts = np.unique(features, axis=0, return_counts=True)
@@ -144,7 +147,7 @@ def _bootstrap(features: np.ndarray, reducer: Reducer, *, n_boot: int, seed: int
         values = reducer(draws @ rows)[0]
     values = values[np.isfinite(values)]
     if values.size == 0:
-        return None, None, None
+        return None
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high), float(values.std(ddof=1)) if values.size > 1 else 0.0

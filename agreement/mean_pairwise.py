@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from .coefficients import ONE_CATEGORY, agreement_weights, krippendorff_distances
+from .coefficients import ONE_CATEGORY, Level, Weights, agreement_weights, krippendorff_distances
 from .data import RatingTable
 
 PAIR_STATISTICS = ("cohen", "scott", "percent")
@@ -103,7 +103,7 @@ def _entries(table: RatingTable, q: int, groups: np.ndarray, min_overlap: int) -
                     pair % n_raters)
 
 
-def _pair_values(counts: np.ndarray, statistic: str, weights: str | None, min_overlap: int) -> np.ndarray:
+def _pair_values(counts: np.ndarray, statistic: str, weights: Weights, min_overlap: int) -> np.ndarray:
     """Return the (..., pairs) array of pair values from (..., pairs, q, q) counts; NaN where undefined.
 
     Every reduction is an ``einsum`` over the flattened (cells, q, q) counts: the bootstrap calls
@@ -140,7 +140,7 @@ def _group_means(values: np.ndarray, gp_group: np.ndarray, n_groups: int) -> tup
         return np.where(n > 0, total / np.maximum(n, 1), np.nan), n
 
 
-def mean_pairwise(table: RatingTable, *, statistic: str, weights: str | None = None, groups: np.ndarray | None = None,
+def mean_pairwise(table: RatingTable, *, statistic: str, weights: Weights = None, groups: np.ndarray | None = None,
                   n_groups: int | None = None, min_overlap: int = 2, n_boot: int = 0, seed: int = 0,
                   confidence: float = 0.95) -> list[MeanPairwise]:
     """Return the mean pairwise ``statistic`` for each group of table rows (one group when ``groups`` is None).
@@ -271,7 +271,7 @@ class PairValues:
             return np.where(weights > 0, total / np.maximum(weights, 1e-12), np.nan)
 
 
-def pair_values(table: RatingTable, *, statistic: str, weights: str | None = None, level: str = "nominal",
+def pair_values(table: RatingTable, *, statistic: str, weights: Weights = None, level: Level = "nominal",
                 min_overlap: int = 2) -> PairValues:
     """Return the statistic of every pair of raters that shares an item, computed on their shared items.
 

@@ -26,6 +26,7 @@ import numpy as np
 from agreement import (
     MIN_CI_ITEMS,
     TOO_LITTLE_OVERLAP,
+    MeanPairwise,
     PairValues,
     RatingTable,
     agreement,
@@ -190,16 +191,17 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     """
     sub = table.take_items(np.asarray(rows, dtype=np.int64))
     n_doubly = int((sub.labels_per_item() >= 2).sum())
+    out: dict[str, float | str | None]
     if n_doubly == 0:
         out = {"value": None, "n_items": 0, "reason": NO_DOUBLY}
         return {**out, "ci_low": None, "ci_high": None, "ci_reason": None} if n_boot else out
     options = dict(stat.group)
     if "mean_pairwise" in options:
-        [result] = mean_pairwise(sub, statistic=options["mean_pairwise"], weights=options.get("weights"),
-                                 min_overlap=MIN_PAIR_OVERLAP, n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
-        return _mean_pairwise_cell(result, n_boot)
-    ci = "bootstrap" if n_boot else None
-    result = agreement(sub, categories=table.categories, ci=ci, n_boot=max(n_boot, 1), seed=0, **options)
+        [pairwise] = mean_pairwise(sub, statistic=options["mean_pairwise"], weights=options.get("weights"),
+                                   min_overlap=MIN_PAIR_OVERLAP, n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
+        return _mean_pairwise_cell(pairwise, n_boot)
+    result = agreement(sub, categories=table.categories, ci="bootstrap" if n_boot else None, n_boot=max(n_boot, 1),
+                       seed=0, **options)
     out = {"value": result.value, "n_items": result.n_items,
            "reason": None if result.value is not None else result.undefined_reason}
     if n_boot:
@@ -209,9 +211,9 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     return out
 
 
-def _mean_pairwise_cell(result, n_boot: int) -> dict:
+def _mean_pairwise_cell(result: MeanPairwise, n_boot: int) -> dict:
     """Return a MeanPairwise result as a group cell (with its interval when bootstrapped)."""
-    cell = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
+    cell: dict[str, float | str | None] = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
     if n_boot:
         cell.update(ci_low=result.ci_low, ci_high=result.ci_high, ci_reason=result.ci_reason)
     return cell

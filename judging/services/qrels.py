@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
+from collections.abc import Hashable
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -77,7 +79,7 @@ def _labels_by_item(campaign: Campaign):
         .values_list("item_id", "assessor_id", "grade")
     )
     for item_id, assessor_id, grade in rows:
-        grades[item_id].append((assessor_id, grade))
+        grades[item_id].append((assessor_id, cast(int, grade)))  # not skipped, so graded (a check constraint)
     return items, grades
 
 
@@ -165,10 +167,10 @@ def _aggregated_labels(campaign: Campaign, rule: str, items: dict, grades: dict,
         .order_by("created_at", "pk")
         .values_list("item_id", "assessor_id", "grade", "item__gold_grade")
     )
-    gold: dict[int, int] = {}
+    gold: dict[Hashable, int] = {}
     scale = list(campaign.collection.grades)
     for item_id, assessor_id, grade, gold_grade in gold_rows:
-        gold[item_id] = gold_grade
+        gold[item_id] = cast(int, gold_grade)  # the query leaves out gold items without a grade
         if grade in scale:
             triples.append((item_id, assessor_id, grade))
     if not triples:
