@@ -68,7 +68,7 @@ def _status(assessor) -> str:
 def assessor_rows(campaign: PrefCampaign, judged) -> list[AssessorRow]:
     """Return one row per assessor of the campaign (by id) from the judgment tuples of ``_FIELDS``."""
     seconds: dict[int, list[float]] = defaultdict(list)
-    gold = defaultdict(lambda: [0, 0])
+    gold: defaultdict[int, list[int]] = defaultdict(lambda: [0, 0])
     for _, _, assessor, outcome, _, is_gold, _, active in judged:
         seconds[assessor].append(active)
         if is_gold:
