@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
+from agreement import AgreementResult
 from preferences import stats
 from preferences.models import PrefCampaign, PrefJudgment
 
@@ -48,7 +49,7 @@ class Results:
     topic_votes: stats.Tally
     per_topic: dict[str, stats.Tally]
     position: stats.Tally
-    agreement: object
+    agreement: AgreementResult | None
     gold_correct: int
     gold_answered: int
     excluded_judgments: int
