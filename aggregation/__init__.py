@@ -2,7 +2,8 @@
 
 Three rules, all on plain ``(item_id, worker_id, label)`` triples and an ordered scale:
 
-- :func:`majority_vote` — the most frequent label; confidence = its vote share.
+- :func:`majority_vote` — the most frequent label; confidence = its vote share
+  (:func:`majority_grade` for one item's grades).
 - :func:`gold_weighted_vote` — votes weighted by each worker's accuracy on gold items.
 - :func:`dawid_skene` — Dawid & Skene (1979) EM with a full confusion matrix per worker;
   confidence = posterior probability of the chosen label.
@@ -20,7 +21,7 @@ freeze (``judging.services.qrels``) calls these with the campaign's judgments.
 
 from .dawid_skene import DS_MAX_ITER, DS_SMOOTHING, DS_TOL, dawid_skene
 from .result import Aggregate, ItemLabel, TieRule
-from .voting import gold_accuracy, gold_weighted_vote, majority_vote
+from .voting import gold_accuracy, gold_weighted_vote, majority_grade, majority_vote
 
 AGGREGATORS = {
     "majority": majority_vote,
@@ -30,5 +31,5 @@ AGGREGATORS = {
 
 __all__ = [
     "AGGREGATORS", "DS_MAX_ITER", "DS_SMOOTHING", "DS_TOL", "Aggregate", "ItemLabel", "TieRule", "dawid_skene",
-    "gold_accuracy", "gold_weighted_vote", "majority_vote",
+    "gold_accuracy", "gold_weighted_vote", "majority_grade", "majority_vote",
 ]

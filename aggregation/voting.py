@@ -1,6 +1,7 @@
 """Vote-counting aggregators: the plain majority and the vote weighted by accuracy on gold items."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from typing import Literal
 
@@ -9,6 +10,22 @@ import numpy as np
 from agreement.data import Judgment, dedupe_judgments
 
 from .result import Aggregate, TieRule, aggregate_result, prepare_votes, vote_table
+
+
+def majority_grade(grades: Sequence[int]) -> int:
+    """Return the most frequent grade of one item; a tie goes to the lowest tied grade.
+
+    The rule :func:`majority_vote` applies with its default ``tie_rule="lowest"``, for one
+    item's grades at hand (the qrels freeze's majority rule, calibration's human reference).
+
+    >>> majority_grade([1, 2, 2]), majority_grade([0, 3]), majority_grade([3, 1, 3, 1, 2])
+    (2, 0, 1)
+    """
+    if not grades:
+        raise ValueError("majority_grade needs at least one grade")
+    counts = Counter(grades)
+    top = max(counts.values())
+    return min(g for g, n in counts.items() if n == top)
 
 
 def majority_vote(judgments: Iterable[Judgment], *, categories: Sequence[int], exclude: Collection[Hashable] = (),

@@ -16,7 +16,6 @@ project's public agreement functions (:mod:`agreement`), never a second copy.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -24,16 +23,11 @@ from typing import TypeVar
 import numpy as np
 from scipy.stats import norm
 
+from aggregation import majority_grade
 from agreement import AgreementResult, Judgment, Weights, agreement, binarize_labels, confusion_matrix, per_group
 
 Item = TypeVar("Item", bound=Hashable)  # an item id: the campaign's Item pk, or any key in examples
 Labels = Mapping[Item, int]
-
-
-def _majority(grades: Sequence[int]) -> int:
-    counts = Counter(grades)
-    top = max(counts.values())
-    return min(g for g, n in counts.items() if n == top)
 
 
 def human_reference(human_labels: Mapping[Item, Sequence[int]], adjudicated: Labels[Item]) -> dict[Item, int]:
@@ -42,7 +36,7 @@ def human_reference(human_labels: Mapping[Item, Sequence[int]], adjudicated: Lab
     >>> human_reference({"a": [1, 2, 2], "b": [0, 3], "c": [1]}, {"c": 3})
     {'a': 2, 'b': 0, 'c': 3}
     """
-    out = {item: _majority(grades) for item, grades in human_labels.items() if grades}
+    out = {item: majority_grade(grades) for item, grades in human_labels.items() if grades}
     out.update(adjudicated)
     return out
 

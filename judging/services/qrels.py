@@ -35,7 +35,7 @@ topic numbers read), otherwise as strings; docnos always sort as strings (code-p
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Hashable
 from typing import cast
 
@@ -43,25 +43,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from aggregation import dawid_skene, gold_weighted_vote
+from aggregation import dawid_skene, gold_weighted_vote, majority_grade
 from collections_app.models import Collection
 from judging.models import Adjudication, Assessor, Campaign, Item, Judgment, QrelsVersion
 from metrics import qrels_to_text
 
 RULES = tuple(QrelsVersion.Rule.values)
-
-
-def majority_grade(grades: list[int]) -> int:
-    """Return the most frequent grade; a tie goes to the lowest tied grade.
-
-    >>> majority_grade([1, 2, 2]), majority_grade([0, 3]), majority_grade([3, 1, 3, 1, 2])
-    (2, 0, 1)
-    """
-    if not grades:
-        raise ValueError("majority_grade needs at least one grade")
-    counts = Counter(grades)
-    top = max(counts.values())
-    return min(g for g, n in counts.items() if n == top)
 
 
 def _labels_by_item(campaign: Campaign):
