@@ -82,7 +82,7 @@ class QrelsSetSerializer(serializers.ModelSerializer):
 
 
 class PoolSerializer(serializers.ModelSerializer):
-    runs = serializers.SlugRelatedField(many=True, read_only=True, slug_field="tag")
+    runs: serializers.SlugRelatedField[Run] = serializers.SlugRelatedField(many=True, read_only=True, slug_field="tag")
     num_pairs = serializers.IntegerField(read_only=True)
 
     class Meta:
@@ -103,7 +103,8 @@ class PoolPairSerializer(serializers.ModelSerializer):
 
 
 class JobSerializer(serializers.ModelSerializer):
-    collection = serializers.SlugRelatedField(read_only=True, slug_field="slug")
+    collection: serializers.SlugRelatedField[Collection] = serializers.SlugRelatedField(read_only=True,
+                                                                                        slug_field="slug")
     file_names = serializers.SerializerMethodField()
 
     class Meta:

@@ -59,7 +59,7 @@ def run_variant(variant: Variant, documents: list[dict], topics: list[dict], *, 
         scores = _bm25(texts, queries, k1=1.2, b=0.75)
         scores = scores + rng.normal(0.0, params["sigma"], size=scores.shape)
     docnos = np.array([doc["docno"] for doc in documents])
-    rows = []
+    rows: list[tuple[str, str, float]] = []
     for topic, row in zip(topics, scores):
         # Stable order for equal scores (docno descending, as trec_eval would break them).
         order = np.lexsort((-np.arange(len(docnos)), -row))[:depth]

@@ -130,6 +130,8 @@ def _sample_estimates(collection: Collection, chosen: QrelsSource, qrels_cache: 
         prels = qrels_cache.prels(chosen)
     except ValidationError as exc:
         return None, exc.messages[0]
+    if prels is None:  # the source holds no sampled campaign's labels (callers check first)
+        return None, "these labels do not come from a sampled campaign"
     result = estimates_from_prels(collection, prels, tags=tags)
     if key is not None:
         cache.set(key, result, CACHE_SECONDS)
@@ -164,20 +166,24 @@ def run_topics(collection: Collection, tag: str, *, source: str | None = None) -
     return scored.source, rows
 
 
-def measure_request(measure: str) -> str:
-    """Return the metrics request of a leaderboard measure name or its ir_measures name (ValidationError code="bad_measure" otherwise)."""
+def known_measure(measure: str) -> str:
+    """Return the leaderboard name of a measure given by that name or its ir_measures name (ValidationError code="bad_measure" otherwise)."""
     name = measure_name(measure)
     if name is None:
         raise ValidationError(f"Unknown measure {measure!r}; use one of {', '.join(NAME_TO_REQUEST)} "
                               f"(or {', '.join(IR_MEASURES_NAMES)}).", code="bad_measure")
-    return NAME_TO_REQUEST[name]
+    return name
+
+
+def measure_request(measure: str) -> str:
+    """Return the metrics request of a leaderboard measure name or its ir_measures name (ValidationError code="bad_measure" otherwise)."""
+    return NAME_TO_REQUEST[known_measure(measure)]
 
 
 def significance(collection: Collection, *, source: str | None = None, measure: str = "map", max_runs: int = MAX_RUNS,
                  seed: int = 0, n_permutations: int = 10_000) -> tuple[QrelsSource | None, Matrix | None]:
     """Return the source and the pairwise significance matrix of the collection's best ``max_runs`` runs."""
-    measure_request(measure)
-    measure = measure_name(measure)
+    measure = known_measure(measure)
     scored = board(collection, source=source, estimates=False)
     if scored.source is None:
         return None, None
@@ -211,8 +217,8 @@ def stability(collection: Collection, *, source_a: str | None = None, source_b: 
     With ``campaign_id`` the assessors' labels on the items both judged are compared; otherwise
     ``source_a`` (default: the default source) against ``source_b`` (required).
     """
-    request = measure_request(measure)
-    measure = measure_name(measure)
+    measure = known_measure(measure)
+    request = NAME_TO_REQUEST[measure]
     runs = collection_runs(collection)
     level = collection.relevant_threshold
     if campaign_id is not None:

@@ -10,8 +10,16 @@ from evaluation.significance import MAX_RUNS
 SOURCE_HELP = "set:<id>, version:<number> or campaign:<id>:<rule>; empty for the default (newest frozen version, else newest imported set)."
 
 
+def _leaderboard_measure(value: str) -> str:
+    """Return a chosen measure's leaderboard name (the choices hold only names measure_name knows)."""
+    name = measure_name(value)
+    if name is None:
+        raise serializers.ValidationError(f"Unknown measure {value!r}.", code="bad_measure")
+    return name
+
+
 class SourceQuerySerializer(serializers.Serializer):
-    source = serializers.CharField(required=False, allow_blank=True, default="", help_text=SOURCE_HELP)
+    source = serializers.CharField(required=False, allow_blank=True, default="", help_text=SOURCE_HELP)  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.source
 
 
 class LeaderboardQuerySerializer(SourceQuerySerializer):
@@ -33,7 +41,7 @@ class SignificanceQuerySerializer(SourceQuerySerializer):
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**32 - 1)
 
     def validate_measure(self, value: str) -> str:
-        return measure_name(value)
+        return _leaderboard_measure(value)
 
 
 class StabilityQuerySerializer(serializers.Serializer):
@@ -45,7 +53,7 @@ class StabilityQuerySerializer(serializers.Serializer):
                                         help_text="Compare each pair of this campaign's assessors instead.")
 
     def validate_measure(self, value: str) -> str:
-        return measure_name(value)
+        return _leaderboard_measure(value)
 
     def validate(self, attrs):
         if attrs["campaign"] is None and not attrs["b"]:
@@ -61,7 +69,7 @@ class PoolBiasQuerySerializer(SourceQuerySerializer):
 
 class SourceSerializer(serializers.Serializer):
     token = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.label
 
 
 class ScoresSerializer(serializers.Serializer):
@@ -98,7 +106,7 @@ class SampleSerializer(serializers.Serializer):
 
 
 class LeaderboardSerializer(serializers.Serializer):
-    source = SourceSerializer(allow_null=True)
+    source = SourceSerializer(allow_null=True)  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.source
     relevance_level = serializers.IntegerField()
     sort = serializers.CharField()
     order = serializers.CharField()
@@ -123,7 +131,7 @@ class TopicScoresSerializer(serializers.Serializer):
 
 
 class RunTopicsSerializer(serializers.Serializer):
-    source = SourceSerializer(allow_null=True)
+    source = SourceSerializer(allow_null=True)  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.source
     tag = serializers.CharField()
     topics = TopicScoresSerializer(many=True)
 
@@ -140,7 +148,7 @@ class PairSerializer(serializers.Serializer):
 
 
 class SignificanceSerializer(serializers.Serializer):
-    source = SourceSerializer(allow_null=True)
+    source = SourceSerializer(allow_null=True)  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.source
     measure = serializers.CharField()
     runs = serializers.ListField(child=serializers.CharField())
     total_runs = serializers.IntegerField()
@@ -183,7 +191,7 @@ class BiasRowSerializer(serializers.Serializer):
 
 
 class PoolBiasSerializer(serializers.Serializer):
-    source = SourceSerializer(allow_null=True)
+    source = SourceSerializer(allow_null=True)  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.source
     depth = serializers.IntegerField()
     by = serializers.CharField()
     removed = serializers.CharField(help_text="What happens to unique relevant documents: removed from the qrels (unjudged).")

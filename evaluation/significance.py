@@ -46,7 +46,7 @@ class Matrix:
         by_pair = {(c.run_a, c.run_b): c for c in self.cells}
         out = []
         for a in self.runs:
-            row = []
+            row: list[Cell | None] = []
             for b in self.runs:
                 if (a, b) in by_pair:
                     row.append(by_pair[(a, b)])

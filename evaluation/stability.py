@@ -11,6 +11,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from evaluation.leaderboard import score_runs, system_scores
 from judging.models import Assessor, Campaign, Judgment
@@ -86,7 +87,7 @@ def assessor_qrels(campaign: Campaign) -> tuple[dict[int, str], dict[int, dict[t
                                    assessor__blocked=False).values_list(
         "assessor_id", "item__pair__topic__qid", "item__pair__docno", "grade")
     for assessor_id, qid, docno, grade in rows.iterator(chunk_size=20_000):
-        labels[assessor_id][(qid, docno)] = grade
+        labels[assessor_id][(qid, docno)] = cast(int, grade)  # not skipped, so graded (a check constraint)
     return names, dict(labels)
 
 

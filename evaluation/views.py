@@ -7,6 +7,7 @@ are sent to log in.
 """
 from __future__ import annotations
 
+from typing import TypeVar
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
@@ -23,6 +24,8 @@ from evaluation.leaderboard import COLUMNS, measure_name
 from evaluation.selectors import board, pool_bias_report, run_topics, significance, stability
 from evaluation.significance import MAX_RUNS
 from evaluation.sources import available_sources
+
+Default = TypeVar("Default", int, None)
 
 MAX_CURVES = 10
 
@@ -94,11 +97,13 @@ def run_topics_page(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     })
 
 
-def _int(value: str | None, default: int | None, *, low: int, high: int) -> int | None:
+def _int(value: str | None, default: Default, *, low: int, high: int) -> int | Default:
     """Return an int query parameter clamped to [low, high], the default when missing or not a number."""
+    if value is None:
+        return default
     try:
         return min(max(int(value), low), high)
-    except (TypeError, ValueError):
+    except ValueError:
         return default
 
 

@@ -179,7 +179,7 @@ class CannotJudgeSerializer(serializers.Serializer):
 
 class DashboardStatisticSerializer(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.label
     group_label = serializers.CharField(help_text="The statistic used per topic and over time.")
     binary = serializers.BooleanField()
     low_threshold = serializers.FloatField()
@@ -207,13 +207,13 @@ class FreshnessSerializer(serializers.Serializer):
 class TopicProgressSerializer(serializers.Serializer):
     qid = serializers.CharField()
     title = serializers.CharField()
-    required = serializers.IntegerField()
+    required = serializers.IntegerField()  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.required
     judged = serializers.IntegerField()
     share = serializers.FloatField()
 
 
 class DashboardProgressSerializer(serializers.Serializer):
-    required = serializers.IntegerField()
+    required = serializers.IntegerField()  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.required
     judged = serializers.IntegerField()
     remaining = serializers.IntegerField()
     share = serializers.FloatField()
@@ -294,7 +294,7 @@ class TopicAgreementSerializer(serializers.Serializer):
 
 
 class TimePointSerializer(serializers.Serializer):
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field (DRF pops it), not Field.label
     value = serializers.FloatField(allow_null=True)
     n_items = serializers.IntegerField()
     reason = serializers.CharField(allow_null=True)

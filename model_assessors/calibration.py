@@ -1,7 +1,7 @@
 """Can the model be trusted here? Pure functions comparing a model assessor's labels with human ones.
 
 No Django: plain ``{item: grade}`` maps in, plain results out; the statistics themselves are the
-project's public agreement functions (:mod:`judging.agreement`), never a second copy.
+project's public agreement functions (:mod:`agreement`), never a second copy.
 
 - :func:`human_reference` — the humans' label of each item: the lead's adjudication where there
   is one, else the humans' majority (a tie goes to the lowest tied grade, as in the freeze rules).
@@ -16,31 +16,27 @@ project's public agreement functions (:mod:`judging.agreement`), never a second 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from scipy.stats import norm
 
-from judging.agreement import AgreementResult, agreement, binarize_labels, confusion_matrix, per_group
+from aggregation import majority_grade
+from agreement import AgreementResult, Judgment, Weights, agreement, binarize_labels, confusion_matrix, per_group
 
-Labels = Mapping[Hashable, int]
-
-
-def _majority(grades: Sequence[int]) -> int:
-    counts = Counter(grades)
-    top = max(counts.values())
-    return min(g for g, n in counts.items() if n == top)
+Item = TypeVar("Item", bound=Hashable)  # an item id: the campaign's Item pk, or any key in examples
+Labels = Mapping[Item, int]
 
 
-def human_reference(human_labels: Mapping[Hashable, Sequence[int]], adjudicated: Labels) -> dict[Hashable, int]:
+def human_reference(human_labels: Mapping[Item, Sequence[int]], adjudicated: Labels[Item]) -> dict[Item, int]:
     """Return each item's human label: the adjudication where set, else the majority of the humans' grades.
 
     >>> human_reference({"a": [1, 2, 2], "b": [0, 3], "c": [1]}, {"c": 3})
     {'a': 2, 'b': 0, 'c': 3}
     """
-    out = {item: _majority(grades) for item, grades in human_labels.items() if grades}
+    out = {item: majority_grade(grades) for item, grades in human_labels.items() if grades}
     out.update(adjudicated)
     return out
 
@@ -56,12 +52,12 @@ class Comparison:
     percent: AgreementResult
 
 
-def _triples(model: Labels, human: Labels) -> list[tuple[Hashable, str, int]]:
+def _triples(model: Labels[Item], human: Labels[Item]) -> Sequence[Judgment]:
     shared = [item for item in model if item in human]
     return [(i, "model", model[i]) for i in shared] + [(i, "human", human[i]) for i in shared]
 
 
-def compare(model: Labels, human: Labels, *, categories: Sequence[int], threshold: int, n_boot: int = 500,
+def compare(model: Labels[Item], human: Labels[Item], *, categories: Sequence[int], threshold: int, n_boot: int = 500,
             seed: int = 0) -> Comparison:
     """Return κ (nominal, linear-weighted, binary at the threshold) and percent agreement, with intervals.
 
@@ -70,17 +66,21 @@ def compare(model: Labels, human: Labels, *, categories: Sequence[int], threshol
     (4, 0.5, 0.75)
     """
     triples = _triples(model, human)
-    opts = dict(categories=categories, ci="bootstrap", n_boot=n_boot, seed=seed)
+
+    def measured(statistic: str, *, weights: Weights = None, binary_at: int | None = None) -> AgreementResult:
+        return agreement(triples, statistic=statistic, weights=weights, threshold=binary_at, categories=categories,
+                         ci="bootstrap", n_boot=n_boot, seed=seed)
+
     return Comparison(
         n_items=len(triples) // 2,
-        kappa=agreement(triples, statistic="cohen", **opts),
-        kappa_linear=agreement(triples, statistic="cohen", weights="linear", **opts),
-        kappa_binary=agreement(triples, statistic="cohen", threshold=threshold, **opts),
-        percent=agreement(triples, statistic="percent", **opts),
+        kappa=measured("cohen"),
+        kappa_linear=measured("cohen", weights="linear"),
+        kappa_binary=measured("cohen", binary_at=threshold),
+        percent=measured("percent"),
     )
 
 
-def per_topic(model: Labels, human: Labels, *, topic_of: Mapping[Hashable, str], categories: Sequence[int],
+def per_topic(model: Labels[Item], human: Labels[Item], *, topic_of: Mapping[Item, str], categories: Sequence[int],
               threshold: int | None = None, n_boot: int = 500, seed: int = 0) -> dict[str, AgreementResult]:
     """Return Cohen's κ of the model against the human labels for each topic (binary with ``threshold``)."""
     triples = _triples(model, human)
@@ -88,7 +88,7 @@ def per_topic(model: Labels, human: Labels, *, topic_of: Mapping[Hashable, str],
                                  ci="bootstrap", n_boot=n_boot, seed=seed, threshold=threshold).items()))
 
 
-def confusion(model: Labels, human: Labels, *, categories: Sequence[int]) -> np.ndarray:
+def confusion(model: Labels[Item], human: Labels[Item], *, categories: Sequence[int]) -> np.ndarray:
     """Return the q × q counts, rows the model's grade, columns the humans', over items both labelled.
 
     >>> confusion({1: 0, 2: 1, 3: 1}, {1: 0, 2: 1, 3: 0, 4: 1}, categories=[0, 1]).tolist()
@@ -172,7 +172,7 @@ def pairs_for_interval(result: AgreementResult, *, half_width: float, confidence
     Scales the analytic standard error of the observed κ: SE·√n stays about constant, so
     n = (z · SE · √n_observed / half_width)². None without a standard error.
 
-    >>> from judging.agreement import AgreementResult
+    >>> from agreement import AgreementResult
     >>> pairs_for_interval(AgreementResult("cohen_kappa", 0.6, 100, std_error=0.1), half_width=0.1)
     385
     """
@@ -182,7 +182,7 @@ def pairs_for_interval(result: AgreementResult, *, half_width: float, confidence
     return math.ceil((z * result.std_error * math.sqrt(result.n_items) / half_width) ** 2)
 
 
-def binary(labels: Labels, *, threshold: int) -> dict[Hashable, int]:
+def binary(labels: Labels[Item], *, threshold: int) -> dict[Item, int]:
     """Return labels collapsed to relevant (1) / not (0) at the threshold."""
     keys = list(labels)
     return dict(zip(keys, binarize_labels([labels[k] for k in keys], threshold=threshold), strict=True))

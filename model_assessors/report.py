@@ -6,6 +6,7 @@ Reads through :mod:`model_assessors.selectors`, computes with the pure functions
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from evaluation.leaderboard import NAME_TO_REQUEST
 from evaluation.runs import collection_runs
@@ -43,8 +44,8 @@ def judge_report(judge: ModelJudge, labels: CampaignLabels | None = None, *, n_b
     labels = labels or campaign_labels(campaign)
     scale, threshold = list(collection.grades), collection.relevant_threshold
     model = labels.models.get(judge.assessor_id, {})
-    opts = dict(categories=scale, threshold=threshold, n_boot=n_boot)
-    against = [(labels.names[h], calibration.compare(model, human, **opts))
+    compare = partial(calibration.compare, categories=scale, threshold=threshold, n_boot=n_boot)
+    against = [(labels.names[h], compare(model, human))
                for h, human in sorted(labels.humans.items(), key=lambda kv: labels.names[kv[0]])
                if any(item in model for item in human)]
     reference = labels.reference()
@@ -53,7 +54,7 @@ def judge_report(judge: ModelJudge, labels: CampaignLabels | None = None, *, n_b
                          confusion=calibration.confusion(model, reference, categories=scale).tolist())
     if not shared:
         return report
-    report.against_reference = calibration.compare(model, reference, **opts)
+    report.against_reference = compare(model, reference)
     graded = calibration.per_topic(model, reference, topic_of=labels.topic_of, categories=scale, n_boot=n_boot)
     binary = calibration.per_topic(model, reference, topic_of=labels.topic_of, categories=scale, threshold=threshold,
                                    n_boot=n_boot)
@@ -107,11 +108,11 @@ def stability_report(judge: ModelJudge, *, measure: str = "map", labels: Campaig
                                    label_a="human qrels", label_b=f"model qrels ({judge.name})")
     comparison.n_items, comparison.n_topics = len(shared), len({labels.topic_of[i] for i in shared})
     human_ranks, model_ranks = _ranks(comparison.scores_a), _ranks(comparison.scores_b)
+    moved_most = sorted(human_ranks, key=lambda tag: (-abs(model_ranks[tag] - human_ranks[tag]), human_ranks[tag]))
     movers = [{"tag": tag, "human_rank": human_ranks[tag], "model_rank": model_ranks[tag],
                "shift": model_ranks[tag] - human_ranks[tag], "human_score": comparison.scores_a[tag],
-               "model_score": comparison.scores_b[tag]} for tag in human_ranks]
-    movers.sort(key=lambda m: (-abs(m["shift"]), m["human_rank"]))
-    return Stability(comparison, len(shared), movers[:MOVERS])
+               "model_score": comparison.scores_b[tag]} for tag in moved_most[:MOVERS]]
+    return Stability(comparison, len(shared), movers)
 
 
 def campaign_report(campaign: Campaign, *, n_boot: int = 500) -> list[JudgeReport]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import cast
 
 from django.db.models import Count, Q, Sum
 
@@ -44,7 +45,7 @@ def campaign_labels(campaign: Campaign) -> CampaignLabels:
                                    assessor__blocked=False).order_by("created_at", "pk")
     for item_id, assessor_id, grade in rows.values_list("item_id", "assessor_id", "grade").iterator(chunk_size=20_000):
         target = out.models if kinds[assessor_id] == Assessor.Kind.MODEL else out.humans
-        target.setdefault(assessor_id, {})[item_id] = grade
+        target.setdefault(assessor_id, {})[item_id] = cast(int, grade)  # not skipped, so graded (a check constraint)
     out.adjudicated = dict(Adjudication.objects.filter(campaign=campaign).values_list("item_id", "grade"))
     return out
 

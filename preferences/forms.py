@@ -1,6 +1,8 @@
 """Lead form for a new preference campaign."""
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from collections_app.models import Run, Topic
@@ -38,7 +40,7 @@ class CampaignForm(forms.Form):
         help_text="Put in the completion URL's cc=; every worker is also shown a code of their own.")
     crowd_completion_url = forms.URLField(max_length=2000, required=False, label="Completion URL (Prolific)",
                                           assume_scheme="https")
-    assessors = forms.ModelMultipleChoiceField(queryset=None, required=False)
+    assessors: forms.ModelMultipleChoiceField[Any] = forms.ModelMultipleChoiceField(queryset=None, required=False)
 
     def __init__(self, *args, collection, **kwargs):
         super().__init__(*args, **kwargs)

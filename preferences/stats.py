@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from scipy.stats import binomtest
 
-from judging.agreement import agreement
+from agreement import CI, AgreementResult, agreement
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,9 @@ def position_bias(rows: Iterable[Row], *, confidence: float = 0.95) -> Tally:
     return tally([-row.choice for row in rows], confidence=confidence)
 
 
-def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff", ci: str | None = "bootstrap"):
-    """Agreement between assessors on the outcome (categories -1, 0, +1), via judging.agreement.
+def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff",
+                         ci: CI = "bootstrap") -> AgreementResult | None:
+    """Agreement between assessors on the outcome (categories -1, 0, +1), via :func:`agreement.agreement`.
 
     Returns None when no item has two judgments. Krippendorff's α tolerates missing ratings, so
     it works for any overlap design; the result carries the number of items judged at least
@@ -93,4 +94,4 @@ def preference_agreement(rows: Iterable[Row], *, statistic: str = "krippendorff"
         per_item[item] += 1
     if not any(n >= 2 for n in per_item.values()):
         return None
-    return agreement(triples, statistic=statistic, categories=[-1, 0, 1], ci=ci)  # type: ignore[arg-type]  # checked by the form
+    return agreement(triples, statistic=statistic, categories=[-1, 0, 1], ci=ci)

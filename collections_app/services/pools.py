@@ -370,7 +370,7 @@ def pool_from_pairs(*, collection, name: str, source=None, qrels_set: QrelsSet |
         raise ValidationError("There are no pairs to pool.", code="empty_pool")
     pool = Pool.objects.create(collection=collection, name=name, strategy=Pool.Strategy.PAIRS,
                                parameters={"strategy": "pairs", **origin}, created_by=user)
-    pooled = {}
+    pooled: dict[str, dict[str, dict]] = {}
     for qid, docno in listed:
         pooled.setdefault(qid, {})[docno] = {}
     fused = {qid: dict.fromkeys(docnos) for qid, docnos in pooled.items()}

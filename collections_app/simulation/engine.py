@@ -296,7 +296,7 @@ def _judging_orders(name: str, rankings, qrels, *, budget: int, max_depth: int, 
 
 def _discovery_curve(orders: Mapping[str, Sequence[str]], qrels, level: int, limit: int) -> list[tuple[int, int]]:
     """Return (judgments, relevant found) after b judgments per topic, for b = 1..limit."""
-    curve = []
+    curve: list[tuple[int, int]] = []
     spent = found = 0
     for b in range(limit):
         for q, order in orders.items():

@@ -4,7 +4,7 @@ The heatmap compares two assessors at a time, so every statistic is computed pai
 exactly as named. Per-topic, over-time and overall values pool all assessors of a group of
 items: the two-assessor statistics (percent agreement, Cohen's κ unweighted or weighted,
 Scott's π) become their mean over every assessor pair sharing at least two items of the
-group — Light's κ for Cohen's κ (judging.agreement_mean_pairwise), named on the page — and
+group — Light's κ for Cohen's κ (agreement.mean_pairwise), named on the page — and
 the many-assessor statistics (Fleiss, Krippendorff, Gwet) are computed on the group directly.
 """
 from __future__ import annotations

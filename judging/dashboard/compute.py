@@ -23,8 +23,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judging.agreement import RatingTable, agreement, binarize_table
-from judging.agreement_mean_pairwise import MIN_CI_ITEMS, TOO_LITTLE_OVERLAP, PairValues, mean_pairwise, pair_values
+from agreement import (
+    MIN_CI_ITEMS,
+    TOO_LITTLE_OVERLAP,
+    MeanPairwise,
+    PairValues,
+    RatingTable,
+    agreement,
+    binarize_table,
+    mean_pairwise,
+    pair_values,
+)
 from judging.dashboard.choices import StatChoice
 
 FAST_SECONDS = 3.0
@@ -174,24 +183,25 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     Exactly the library call on exactly these rows: the many-assessor statistics get every
     labelled item of the group (Fleiss' κ and Krippendorff's α use the items labelled at least
     twice, Gwet's AC1 also counts the items labelled once in its category prevalence, as
-    :func:`judging.agreement.gwet_ac` defines it); two-assessor statistics give their mean over
+    :func:`agreement.gwet_ac` defines it); two-assessor statistics give their mean over
     assessor pairs sharing at least MIN_PAIR_OVERLAP items (Light's κ for Cohen's κ; see
-    judging.agreement_mean_pairwise). "n_items" counts the items labelled at least twice.
+    agreement.mean_pairwise). "n_items" counts the items labelled at least twice.
     With ``n_boot`` > 0 also "ci_low"/"ci_high" (95 %, seed 0), or "ci_reason" when the group
     has too little overlap for one.
     """
     sub = table.take_items(np.asarray(rows, dtype=np.int64))
     n_doubly = int((sub.labels_per_item() >= 2).sum())
+    out: dict[str, float | str | None]
     if n_doubly == 0:
         out = {"value": None, "n_items": 0, "reason": NO_DOUBLY}
         return {**out, "ci_low": None, "ci_high": None, "ci_reason": None} if n_boot else out
     options = dict(stat.group)
     if "mean_pairwise" in options:
-        [result] = mean_pairwise(sub, statistic=options["mean_pairwise"], weights=options.get("weights"),
-                                 min_overlap=MIN_PAIR_OVERLAP, n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
-        return _mean_pairwise_cell(result, n_boot)
-    ci = "bootstrap" if n_boot else None
-    result = agreement(sub, categories=table.categories, ci=ci, n_boot=max(n_boot, 1), seed=0, **options)
+        [pairwise] = mean_pairwise(sub, statistic=options["mean_pairwise"], weights=options.get("weights"),
+                                   min_overlap=MIN_PAIR_OVERLAP, n_boot=min(n_boot, MEAN_PAIRWISE_BOOTSTRAP))
+        return _mean_pairwise_cell(pairwise, n_boot)
+    result = agreement(sub, categories=table.categories, ci="bootstrap" if n_boot else None, n_boot=max(n_boot, 1),
+                       seed=0, **options)
     out = {"value": result.value, "n_items": result.n_items,
            "reason": None if result.value is not None else result.undefined_reason}
     if n_boot:
@@ -201,9 +211,9 @@ def group_value(table: RatingTable, rows: np.ndarray, stat: StatChoice, *, n_boo
     return out
 
 
-def _mean_pairwise_cell(result, n_boot: int) -> dict:
+def _mean_pairwise_cell(result: MeanPairwise, n_boot: int) -> dict:
     """Return a MeanPairwise result as a group cell (with its interval when bootstrapped)."""
-    cell = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
+    cell: dict[str, float | str | None] = {"value": result.value, "n_items": result.n_items, "reason": result.reason}
     if n_boot:
         cell.update(ci_low=result.ci_low, ci_high=result.ci_high, ci_reason=result.ci_reason)
     return cell
@@ -279,20 +289,6 @@ def pairs(table: RatingTable, stat: StatChoice) -> PairValues:
     MIN_PAIR_OVERLAP shared items): the library's two-assessor value on the pair's shared items."""
     options = dict(stat.pair)
     return pair_values(table, statistic=options.pop("statistic"), min_overlap=MIN_PAIR_OVERLAP, **options)
-
-
-def agreement_with_others(table: RatingTable, found: PairValues) -> np.ndarray:
-    """Return each table column's agreement with everyone else: its defined pair values averaged,
-    weighted by shared items (NaN when it has no defined pair)."""
-    n = len(table.raters)
-    defined = ~np.isnan(found.value)
-    a, b = found.a[defined], found.b[defined]
-    weight = found.n_items[defined].astype(float)
-    total = np.bincount(a, weights=found.value[defined] * weight, minlength=n) + np.bincount(
-        b, weights=found.value[defined] * weight, minlength=n)
-    weights = np.bincount(a, weights=weight, minlength=n) + np.bincount(b, weights=weight, minlength=n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(weights > 0, total / np.maximum(weights, 1e-12), np.nan)
 
 
 HEATMAP_CHOICES = {

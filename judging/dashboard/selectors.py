@@ -262,7 +262,7 @@ def _figures(campaign: Campaign, data: compute.CampaignArrays, stat: StatChoice,
     done = compute.progress(data)
     table, row_topic = compute.rating_table(data, binary=binary, include_cannot_judge=include_cannot_judge)
     found = compute.pairs(table, stat)
-    agree_columns = compute.agreement_with_others(table, found)
+    agree_columns = found.mean_with_others(len(table.raters))
     agree = np.full(len(data.assessors), np.nan)
     agree[np.asarray(table.raters, dtype=np.int64)] = agree_columns
     rows = compute.assessor_rows(data, agree, stat, gold_threshold=campaign.gold_accuracy_threshold,

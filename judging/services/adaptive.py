@@ -25,6 +25,7 @@ that query exactly as for static orders. This module only writes ``Item.priority
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import cast
 
 from django.db import connection, transaction
 from django.db.models import BigIntegerField
@@ -64,7 +65,7 @@ def _labels(campaign: Campaign, item_ids) -> list[tuple[str, bool]]:
     for item_id, docno, grade in rows:
         if item_id not in seen:
             seen.add(item_id)
-            out.append((docno, grade >= threshold))
+            out.append((docno, cast(int, grade) >= threshold))  # the query leaves out null grades
     return out
 
 
@@ -80,15 +81,13 @@ def topic_strategy(campaign: Campaign, items: list[Item]):
     rest = [i.pair.docno for i in items if i.pair.docno not in claimed]
     if rest:
         rankings["~pool"] = rest
-    extra = {}
+    query, texts = "", None  # what only continuous active learning reads
     if campaign.order == "cal" and items:
         topic = items[0].pair.topic
-        extra = {
-            "query": " ".join(filter(None, [topic.title, topic.description])),
-            "texts": {i.pair.docno: (i.pair.document.title + " " + i.pair.document.text) if i.pair.document else ""
-                      for i in items},
-        }
-    strategy = make_strategy(campaign.order, rankings, seed=campaign.seed, **extra)
+        query = " ".join(filter(None, [topic.title, topic.description]))
+        texts = {i.pair.docno: (i.pair.document.title + " " + i.pair.document.text) if i.pair.document else ""
+                 for i in items}
+    strategy = make_strategy(campaign.order, rankings, seed=campaign.seed, query=query, texts=texts)
     labels = _labels(campaign, [i.pk for i in items])
     for docno, relevant in labels:
         strategy.observe(docno, relevant)
@@ -211,7 +210,7 @@ def stopping_table(campaign: Campaign) -> list[dict]:
     for item_id, grade in rows:
         if item_id not in seen and item_id in topic_of:
             seen.add(item_id)
-            labels[topic_of[item_id]].append(grade >= threshold)
+            labels[topic_of[item_id]].append(cast(int, grade) >= threshold)  # the query leaves out null grades
     table = []
     for topic_id, n_pairs in pairs.items():  # dicts keep insertion order: campaign order
         judged = labels[topic_id]

@@ -225,7 +225,7 @@ def _write(*, collection: Collection, campaign: Campaign | None, name: str, user
     for start in range(0, len(tokens), LOOKUP_BATCH):
         judgment_ids.update(Judgment.objects.filter(client_token__in=tokens[start:start + LOOKUP_BATCH])
                             .values_list("client_token", "pk"))
-    history = []
+    history: list[dict] = []
     for token, given in histories.items():
         for before, after in zip(given, given[1:], strict=False):
             if before.grade == after.grade:

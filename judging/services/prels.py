@@ -25,6 +25,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db.models import Max
@@ -101,6 +102,7 @@ def pool_sample(*, pool: Pool) -> tuple[dict[str, dict[str, SampledDoc]], set[tu
         "topic__qid", "docno", "stratum", "inclusion_probability")
     for qid, docno, stratum, prob in rows.iterator(chunk_size=5000):
         drawn = sample.get(qid, {}).get(docno)
+        prob = cast(float, prob)  # the query leaves out pairs without a probability
         if drawn is None or not drawn.sampled or drawn.stratum != stratum or not math.isclose(drawn.prob, prob):
             raise ValidationError(
                 f"The runs of pool {pool.name!r} changed after it was built (topic {qid}, document {docno} is no "

@@ -8,14 +8,14 @@ the database and in the judgments export for audit). Rules:
   or the primary has no label for it, the earliest label (by time recorded, then id).
 - ``majority``: the most frequent grade; **a tie goes to the lowest tied grade** — the
   conservative choice (unjudged documents count as not relevant, so doubt leans that way),
-  the same rule as :func:`judging.aggregation.majority_vote`'s default. (crowd-kit's
+  the same rule as :func:`aggregation.majority_vote`'s default. (crowd-kit's
   MajorityVote breaks ties differently: it keeps the tied label met first in its input.)
 - ``adjudicated``: the lead's adjudicated grade where one is set, else the majority label.
 - ``gold_weighted``: a vote weighted by each assessor's smoothed accuracy on the campaign's
-  gold items (log-odds weights, :func:`judging.aggregation.gold_weighted_vote`); assessors
+  gold items (log-odds weights, :func:`aggregation.gold_weighted_vote`); assessors
   with no gold answers get the mean weight. Ties go to the lowest grade.
 - ``dawid_skene``: Dawid–Skene EM over every assessor's confusion matrix
-  (:func:`judging.aggregation.dawid_skene`); gold items' labels take part in the EM (they
+  (:func:`aggregation.dawid_skene`); gold items' labels take part in the EM (they
   say how each assessor errs) but only regular items get a final label. How the EM ended
   (rounds, converged or stopped at the limit, final log-likelihood, tolerance, smoothing,
   collapse warning) is reported through ``report`` and kept on the frozen version
@@ -35,31 +35,20 @@ topic numbers read), otherwise as strings; docnos always sort as strings (code-p
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import defaultdict
+from collections.abc import Hashable
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from aggregation import dawid_skene, gold_weighted_vote, majority_grade
 from collections_app.models import Collection
-from judging.aggregation import dawid_skene, gold_weighted_vote
 from judging.models import Adjudication, Assessor, Campaign, Item, Judgment, QrelsVersion
 from metrics import qrels_to_text
 
 RULES = tuple(QrelsVersion.Rule.values)
-
-
-def majority_grade(grades: list[int]) -> int:
-    """Return the most frequent grade; a tie goes to the lowest tied grade.
-
-    >>> majority_grade([1, 2, 2]), majority_grade([0, 3]), majority_grade([3, 1, 3, 1, 2])
-    (2, 0, 1)
-    """
-    if not grades:
-        raise ValueError("majority_grade needs at least one grade")
-    counts = Counter(grades)
-    top = max(counts.values())
-    return min(g for g, n in counts.items() if n == top)
 
 
 def _labels_by_item(campaign: Campaign):
@@ -77,7 +66,7 @@ def _labels_by_item(campaign: Campaign):
         .values_list("item_id", "assessor_id", "grade")
     )
     for item_id, assessor_id, grade in rows:
-        grades[item_id].append((assessor_id, grade))
+        grades[item_id].append((assessor_id, cast(int, grade)))  # not skipped, so graded (a check constraint)
     return items, grades
 
 
@@ -165,10 +154,10 @@ def _aggregated_labels(campaign: Campaign, rule: str, items: dict, grades: dict,
         .order_by("created_at", "pk")
         .values_list("item_id", "assessor_id", "grade", "item__gold_grade")
     )
-    gold: dict[int, int] = {}
+    gold: dict[Hashable, int] = {}
     scale = list(campaign.collection.grades)
     for item_id, assessor_id, grade, gold_grade in gold_rows:
-        gold[item_id] = gold_grade
+        gold[item_id] = cast(int, gold_grade)  # the query leaves out gold items without a grade
         if grade in scale:
             triples.append((item_id, assessor_id, grade))
     if not triples:

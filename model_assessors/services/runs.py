@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -101,6 +101,8 @@ def tokens_used(judge: ModelJudge) -> int:
 
 def _messages(prompt: PromptTemplate, item: Item, judge: ModelJudge, scale: tuple[int, ...]) -> list[dict]:
     topic, document = item.pair.topic, item.pair.document
+    if document is None:  # pending_items leaves these out: the collection has no text to show
+        raise ValueError(f"item {item.pk} has no document to show the model")
     values = {
         "query": topic.title, "description": topic.description, "narrative": topic.narrative,
         "title": document.title, "document": document.text[: judge.max_document_chars],
@@ -186,7 +188,8 @@ def _judge_items(judge, run, prompt, items, scale, client, pool) -> tuple[str, s
     budget is overshot by at most the calls in flight.
     """
     window, check_every = 2 * judge.concurrency, judge.concurrency * BATCH_PER_THREAD
-    upcoming, in_flight = iter(items), {}
+    upcoming = iter(items)
+    in_flight: dict[Future[CallOutcome], Item] = {}
     outcome_of_run, since_check = None, check_every
     tokens = tokens_used(judge)  # kept up to date here, so the token budget is checked before every call
     while True:
@@ -238,7 +241,8 @@ def run_execute(*, run: ModelRun, sleep=None) -> ModelRun:
         timeout=judge.timeout_seconds, max_attempts=judge.max_attempts, backoff=judge.backoff_seconds,
         limiter=RateLimiter(judge.requests_per_minute), **({"sleep": sleep} if sleep else {}),
     )
-    status, message = ModelRun.Status.SUCCEEDED, ""
+    status: str = ModelRun.Status.SUCCEEDED
+    message = ""
     try:
         with client, ThreadPoolExecutor(max_workers=judge.concurrency, thread_name_prefix="model-judge") as pool:
             status, message = _judge_items(judge, run, prompt, items, scale, client, pool) or (status, message)

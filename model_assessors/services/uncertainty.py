@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -54,7 +55,7 @@ def item_uncertainty(campaign: Campaign) -> dict[int, float]:
         if skipped:
             unanswered.add(item_id)
         else:
-            grades[item_id].append(grade)
+            grades[item_id].append(cast(int, grade))  # not skipped, so graded (a check constraint)
     out: dict[int, float] = {}
     for item_id in items:
         if probabilities.get(item_id):

@@ -79,7 +79,7 @@ def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b:
     campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.SIDE_BY_SIDE,
                                            run_a=run_a, run_b=run_b, depth=depth, seed=seed,
                                            judgments_per_item=judgments_per_item, created_by=user, **options)
-    items = []
+    items: list[PrefItem] = []
     for topic in topics:
         a, b = _ranking(run_a, topic)[:depth], _ranking(run_b, topic)[:depth]
         if not a and not b:
@@ -114,7 +114,7 @@ def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[
                                            depth=1, seed=seed, judgments_per_item=judgments_per_item,
                                            created_by=user, **options)
     known = set(collection.documents.values_list("docno", flat=True))
-    items = []
+    items: list[PrefItem] = []
     for gold, source in ((False, pairs), (True, gold_pairs)):
         for topic, doc_a, doc_b in source:
             if doc_a == doc_b or doc_a not in known or doc_b not in known:

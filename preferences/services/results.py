@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
+from agreement import AgreementResult
 from preferences import stats
 from preferences.models import PrefCampaign, PrefJudgment
 
@@ -48,7 +49,7 @@ class Results:
     topic_votes: stats.Tally
     per_topic: dict[str, stats.Tally]
     position: stats.Tally
-    agreement: object
+    agreement: AgreementResult | None
     gold_correct: int
     gold_answered: int
     excluded_judgments: int
@@ -68,7 +69,7 @@ def _status(assessor) -> str:
 def assessor_rows(campaign: PrefCampaign, judged) -> list[AssessorRow]:
     """Return one row per assessor of the campaign (by id) from the judgment tuples of ``_FIELDS``."""
     seconds: dict[int, list[float]] = defaultdict(list)
-    gold = defaultdict(lambda: [0, 0])
+    gold: defaultdict[int, list[int]] = defaultdict(lambda: [0, 0])
     for _, _, assessor, outcome, _, is_gold, _, active in judged:
         seconds[assessor].append(active)
         if is_gold:

@@ -6,8 +6,8 @@ import re
 import numpy as np
 import pytest
 
+from agreement import agreement, cohen_kappa, pairwise_matrix
 from judging import charts
-from judging.agreement import agreement, cohen_kappa, pairwise_matrix
 from judging.dashboard import compute
 from judging.dashboard.choices import CHOICES, DEFAULT, choice
 
@@ -135,7 +135,7 @@ def test_assessor_flags_too_fast_low_agreement_low_gold_and_blocked():
     table, _ = compute.rating_table(data, binary=False)
     assert table.raters == (0, 1, 2)  # the blocked assessor is out of agreement
     matrix = pairwise_matrix(table, categories=table.categories, statistic="cohen", min_overlap=2)
-    agree = np.append(compute.agreement_with_others(table, compute.pairs(table, choice("cohen"))), np.nan)
+    agree = np.append(compute.pairs(table, choice("cohen")).mean_with_others(len(table.raters)), np.nan)
     out = compute.assessor_rows(data, agree, choice("cohen"), gold_threshold=0.0, gold_min_answers=3)
     assert out[0]["flags"] == [] and out[0]["gold_accuracy"] == 1.0 and out[0]["gold_answered"] == 1
     assert out[0]["agreement"] == pytest.approx(matrix.mean_agreement(0)) and out[0]["agreement"] > 0.2

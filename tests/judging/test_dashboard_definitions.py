@@ -13,9 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judging.agreement import agreement, gwet_ac, pairwise_matrix, rating_table
-from judging.agreement_data import RatingTable
-from judging.agreement_mean_pairwise import TOO_LITTLE_OVERLAP, mean_pairwise, pair_values
+from agreement import (
+    TOO_LITTLE_OVERLAP,
+    RatingTable,
+    agreement,
+    gwet_ac,
+    mean_pairwise,
+    pair_values,
+    pairwise_matrix,
+    rating_table,
+)
 from judging.dashboard import compute
 from judging.dashboard.choices import CHOICES, choice
 
@@ -97,7 +104,7 @@ def test_every_statistic_equals_the_library_overall_per_topic_and_per_pair(key, 
             assert (result.value is None) == bool(np.isnan(value))
             if result.value is not None:
                 assert value == pytest.approx(result.value, abs=1e-10)
-        agree = compute.agreement_with_others(table, found)
+        agree = found.mean_with_others(len(table.raters))
         for column, rater in enumerate(table.raters):
             mean = matrix.mean_agreement(rater)
             assert (mean is None) == bool(np.isnan(agree[column]))

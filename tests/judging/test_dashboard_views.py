@@ -8,8 +8,8 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+from agreement import cohen_kappa
 from collections_app.models import Membership
-from judging.agreement import cohen_kappa
 from judging.dashboard.choices import CHOICES, choice
 from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Item
@@ -134,7 +134,7 @@ def test_page_queries_do_not_grow_with_the_data(client, collection, make_campaig
 
 
 def test_collection_overview_lists_campaigns_with_cost_and_agreement(client, judged, lead):
-    from judging.agreement import agreement
+    from agreement import agreement
 
     client.force_login(lead)
     response = client.get(reverse("collection-dashboard", args=[judged.collection.slug]) + "?rate=10&stat=fleiss")

@@ -9,10 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from aggregation import dawid_skene
+from agreement import agreement
 from collections_app.importers.errors import ImportFailed
 from collections_app.models import Pool, PoolPair
-from judging.aggregation import dawid_skene
-from judging.agreement import agreement
 from judging.dashboard.choices import CHOICES
 from judging.dashboard.selectors import campaign_dashboard
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision
@@ -226,7 +226,7 @@ def test_revisions_keep_the_rows_times_and_unknown_docnos_are_a_warning(topics, 
 
 
 def test_imported_gold_feeds_the_gold_weighted_vote(topics, tmp_path):
-    from judging.aggregation import gold_weighted_vote
+    from aggregation import gold_weighted_vote
 
     rows = ["401,g1,good,1,1", "401,g1,bad,0,1", "401,g2,good,0,0", "401,g2,bad,1,0",
             "401,x,good,1,", "401,x,bad,0,"]

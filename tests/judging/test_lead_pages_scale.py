@@ -9,8 +9,8 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
+from aggregation import dawid_skene
 from collections_app.models import Document
-from judging.aggregation import dawid_skene
 from judging.dashboard import compute
 from judging.dashboard.choices import choice
 from judging.dashboard.selectors import _stamp_key, campaign_dashboard

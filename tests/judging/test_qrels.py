@@ -13,7 +13,7 @@ from django.core.management import call_command
 from judging.models import Item, QrelsVersion
 from judging.services.exports import judgments_export
 from judging.services.judgments import judgment_submit
-from judging.services.qrels import adjudicate, final_labels, majority_grade, qrels_freeze, qrels_text
+from judging.services.qrels import adjudicate, final_labels, qrels_freeze, qrels_text
 from tests.conftest import make_user
 from tests.judging.conftest import expert
 
@@ -28,11 +28,6 @@ def test_qrels_text_exact_bytes_numeric_qids():
 def test_qrels_text_sorts_qids_as_strings_when_any_is_not_an_integer():
     assert qrels_text({("10", "a"): 1, ("2", "a"): 1, ("q1", "a"): 0}) == "10 0 a 1\n2 0 a 1\nq1 0 a 0\n"
     assert qrels_text({}) == ""
-
-
-@pytest.mark.parametrize(("grades", "expected"), [([1], 1), ([0, 0, 3], 0), ([0, 3], 0), ([1, 2, 2, 1, 3], 1), ([3, 2, 3], 3)])
-def test_majority_tie_goes_to_the_lowest_grade(grades, expected):
-    assert majority_grade(grades) == expected
 
 
 @pytest.fixture

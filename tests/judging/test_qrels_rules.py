@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from aggregation import dawid_skene, gold_weighted_vote
 from collections_app.models import Membership
-from judging.aggregation import dawid_skene, gold_weighted_vote
 from judging.models import Assessor, Item, QrelsVersion
 from judging.services.exports import final_labels_csv
 from judging.services.judgments import judgment_submit

@@ -7,8 +7,12 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("qrelsmith", "metrics", "collections_app", "campaign_core", "judging", "preferences", "evaluation", "hub", "demo",
-        "ops", "model_assessors")
+# every top-level package of the checkout (a new one is found, not forgotten), except the test suite
+APPS = tuple(sorted(p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name not in {"tests", "benchmarks"}))
+
+
+def test_the_top_level_packages_are_found():
+    assert {"qrelsmith", "metrics", "agreement", "aggregation", "judging", "ops", "model_assessors"} <= set(APPS)
 
 
 def project() -> dict:

@@ -45,7 +45,7 @@ class ContinuousActiveLearning(TopicStrategy):
         except ValueError:  # empty vocabulary: no text at all
             self.X = None
         # Fallback prior: best rank in any run (so no text means depth-k order).
-        best = {}
+        best: dict[str, int] = {}
         for ranked in self.lists:
             for r, d in enumerate(ranked):
                 best[d] = min(best.get(d, r), r)

@@ -4,7 +4,7 @@ Cohen's κ, Scott's π and percent agreement compare two assessors. A topic, a d
 campaign is usually judged by more, so the dashboard's "κ per topic" is the average of the
 two-assessor statistic over every pair of assessors that shares at least ``min_overlap``
 items of the group — Light's (1971) κ for Cohen's κ, and the same construction for the others.
-Each pair's value is exactly what :func:`judging.agreement.pairwise_matrix` gives for that pair
+Each pair's value is exactly what :func:`agreement.by_name.pairwise_matrix` gives for that pair
 (Cohen's κ equals scikit-learn's ``cohen_kappa_score``); pairs whose value is undefined (one
 category only) are left out of the mean.
 
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from judging.agreement_data import RatingTable
-from judging.agreement_stats import ONE_CATEGORY, agreement_weights
+from .coefficients import ONE_CATEGORY, Level, Weights, agreement_weights, krippendorff_distances
+from .data import RatingTable
 
 PAIR_STATISTICS = ("cohen", "scott", "percent")
 NO_PAIR = "no two assessors share enough items"  # fewer than min_overlap
@@ -103,7 +103,7 @@ def _entries(table: RatingTable, q: int, groups: np.ndarray, min_overlap: int) -
                     pair % n_raters)
 
 
-def _pair_values(counts: np.ndarray, statistic: str, weights: str | None, min_overlap: int) -> np.ndarray:
+def _pair_values(counts: np.ndarray, statistic: str, weights: Weights, min_overlap: int) -> np.ndarray:
     """Return the (..., pairs) array of pair values from (..., pairs, q, q) counts; NaN where undefined.
 
     Every reduction is an ``einsum`` over the flattened (cells, q, q) counts: the bootstrap calls
@@ -140,13 +140,23 @@ def _group_means(values: np.ndarray, gp_group: np.ndarray, n_groups: int) -> tup
         return np.where(n > 0, total / np.maximum(n, 1), np.nan), n
 
 
-def mean_pairwise(table: RatingTable, *, statistic: str, weights: str | None = None, groups: np.ndarray | None = None,
+def mean_pairwise(table: RatingTable, *, statistic: str, weights: Weights = None, groups: np.ndarray | None = None,
                   n_groups: int | None = None, min_overlap: int = 2, n_boot: int = 0, seed: int = 0,
                   confidence: float = 0.95) -> list[MeanPairwise]:
     """Return the mean pairwise ``statistic`` for each group of table rows (one group when ``groups`` is None).
 
     ``groups[i]`` is the group index (0..n_groups-1) of table row i. With ``n_boot`` > 0 each group
     with at least MIN_CI_ITEMS doubly judged items also gets an interval (see the module docstring).
+
+    Three assessors: ann and bob agree on 2 of 3 shared items, each of them with cy on 1 of 2,
+    so the mean percent agreement is (2/3 + 1/2 + 1/2) / 3 = 5/9.
+
+    >>> from agreement.data import rating_table
+    >>> table = rating_table([("d1", "ann", 1), ("d1", "bob", 1), ("d1", "cy", 0), ("d2", "ann", 0),
+    ...                       ("d2", "bob", 0), ("d2", "cy", 0), ("d3", "ann", 1), ("d3", "bob", 0)],
+    ...                      categories=[0, 1])
+    >>> [(round(m.value, 4), m.n_items, m.n_pairs) for m in mean_pairwise(table, statistic="percent", min_overlap=1)]
+    [(0.5556, 3, 3)]
     """
     if statistic not in PAIR_STATISTICS:
         raise ValueError(f"statistic must be one of {PAIR_STATISTICS}, got {statistic!r}")
@@ -239,16 +249,46 @@ class PairValues:
     n_items: np.ndarray
     value: np.ndarray
 
+    def mean_with_others(self, n_raters: int) -> np.ndarray:
+        """Return each rater's agreement with everyone else: its defined pair values averaged, weighted by
+        shared items (NaN for a rater with no defined pair). The sparse form of
+        :meth:`agreement.by_name.PairwiseMatrix.mean_agreement`.
 
-def pair_values(table: RatingTable, *, statistic: str, weights: str | None = None, level: str = "nominal",
+        >>> pairs = PairValues(a=np.array([0, 0, 1]), b=np.array([1, 2, 2]), n_items=np.array([10, 30, 5]),
+        ...                    value=np.array([1.0, 0.0, np.nan]))
+        >>> pairs.mean_with_others(4).tolist()  # rater 0: (1.0 × 10 + 0.0 × 30) / 40; rater 3 shares nothing
+        [0.25, 1.0, 0.0, nan]
+        """
+        defined = ~np.isnan(self.value)
+        a, b = self.a[defined], self.b[defined]
+        weight = self.n_items[defined].astype(float)
+        weighted = self.value[defined] * weight
+        total = np.bincount(a, weights=weighted, minlength=n_raters) + np.bincount(b, weights=weighted,
+                                                                                   minlength=n_raters)
+        weights = np.bincount(a, weights=weight, minlength=n_raters) + np.bincount(b, weights=weight,
+                                                                                   minlength=n_raters)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(weights > 0, total / np.maximum(weights, 1e-12), np.nan)
+
+
+def pair_values(table: RatingTable, *, statistic: str, weights: Weights = None, level: Level = "nominal",
                 min_overlap: int = 2) -> PairValues:
     """Return the statistic of every pair of raters that shares an item, computed on their shared items.
 
-    Each value equals :func:`judging.agreement.pairwise_matrix`'s for that pair (the library
+    Each value equals :func:`agreement.by_name.pairwise_matrix`'s for that pair (the library
     function on the two raters' shared items). On two raters who both labelled every item,
     Fleiss' κ is Scott's π, Gwet's AC1/AC2 uses the pooled marginals and Krippendorff's α
     reads its coincidence matrix straight off the confusion table, so every statistic is a
     vectorised function of the pairs' q × q tables.
+
+    >>> from agreement.data import rating_table
+    >>> table = rating_table([("d1", "ann", 1), ("d1", "bob", 1), ("d1", "cy", 0), ("d2", "ann", 0),
+    ...                       ("d2", "bob", 0), ("d2", "cy", 0), ("d3", "ann", 1), ("d3", "bob", 0)],
+    ...                      categories=[0, 1])
+    >>> pairs = pair_values(table, statistic="percent", min_overlap=1)
+    >>> [(table.raters[a], table.raters[b], int(n), round(float(v), 4))
+    ...  for a, b, n, v in zip(pairs.a, pairs.b, pairs.n_items, pairs.value)]
+    [('ann', 'bob', 3, 0.6667), ('ann', 'cy', 2, 0.5), ('bob', 'cy', 2, 0.5)]
     """
     if statistic not in PAIRWISE_STATISTICS:
         raise ValueError(f"statistic must be one of {PAIRWISE_STATISTICS}, got {statistic!r}")
@@ -267,8 +307,6 @@ def pair_values(table: RatingTable, *, statistic: str, weights: str | None = Non
 
 
 def _many_rater_pair_values(counts, statistic, weights, level, categories, min_overlap) -> np.ndarray:
-    from judging.agreement_stats import _krippendorff_distances
-
     q = counts.shape[-1]
     n = counts.sum(axis=(1, 2))
     used = ((counts.sum(axis=1) + counts.sum(axis=2)) > 0).sum(axis=1)
@@ -285,6 +323,6 @@ def _many_rater_pair_values(counts, statistic, weights, level, categories, min_o
             total = n_c.sum(axis=1)
             e = (n_c[:, :, None] * n_c[:, None, :] - np.eye(q)[None] * n_c[:, :, None]) / np.maximum(total - 1, 1)[
                 :, None, None]
-            d = _krippendorff_distances(level, np.asarray(categories, dtype=float), n_c)
+            d = krippendorff_distances(level, np.asarray(categories, dtype=float), n_c)
             value = 1 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
     return np.where((n >= min_overlap) & (used > 1) & np.isfinite(value), value, np.nan)

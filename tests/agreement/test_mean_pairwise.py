@@ -7,10 +7,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judging.agreement import pairwise_matrix
-from judging.agreement_data import RatingTable
-from judging.agreement_mean_pairwise import NO_PAIR, mean_pairwise
-from judging.agreement_stats import ONE_CATEGORY, scott_pi
+from agreement import NO_PAIR, ONE_CATEGORY, RatingTable, mean_pairwise, pairwise_matrix, scott_pi
 
 SCALE = (0, 1, 2, 3)
 

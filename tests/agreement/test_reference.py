@@ -12,21 +12,19 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from judging.agreement import (
+from agreement import (
     NO_OVERLAP,
     ONE_CATEGORY,
     agreement,
     cohen_kappa,
+    confusion_matrix,
     fleiss_kappa,
     gwet_ac,
     krippendorff_alpha,
     percent_agreement,
     scott_pi,
 )
-from judging.agreement_data import (
-    confusion_matrix,
-)
-from tests.judging.agreement_cases import (
+from tests.agreement.cases import (
     GRADES,
     matrix_to_triples,
     noisy_pair,

@@ -1,54 +1,46 @@
-"""Inter-assessor agreement: one entry point for the dashboard, the API and the tests.
+"""One statistic chosen by name: over a whole table, for every pair of raters, per group of items.
 
-Import from here. The statistics live in :mod:`judging.agreement_stats` (percent
-agreement, Cohen's κ, Scott's π, Fleiss' κ, Krippendorff's α, Gwet's AC1/AC2, each an
-:class:`AgreementResult` with value or undefined reason, overlap, raw and chance
-agreement, prevalence and a confidence interval); data preparation (deduplication, binary
-collapse at the relevance threshold, rating tables) in :mod:`judging.agreement_data`.
-This module adds choosing a statistic by name, the rater × rater matrix and per-group
-(e.g. per-topic) agreement.
+The dashboard, the API, model calibration and preference results name the statistic they
+want (a key of :data:`STATISTICS`); this module picks the function in
+:mod:`agreement.coefficients`, collapses grades to binary when asked, and lays the results out
+as a rater × rater matrix (:func:`pairwise_matrix`) or per group such as a topic
+(:func:`per_group`).
 
 Which κ is shown matters: Cohen's κ (``"cohen"``) uses each assessor's own marginals and
 equals scikit-learn; the lecture notes' κ pools the marginals and is Scott's π (``"scott"``).
+
+>>> judgments = [("d1", "ann", 1), ("d1", "bob", 1), ("d2", "ann", 0), ("d2", "bob", 1),
+...              ("d3", "ann", 0), ("d3", "bob", 0), ("d4", "ann", 1), ("d4", "bob", 1)]
+>>> round(agreement(judgments, statistic="cohen", categories=[0, 1], ci=None).value, 4)
+0.5
+>>> pairwise_matrix(judgments, categories=[0, 1], statistic="percent").values().tolist()
+[[1.0, 0.75], [0.75, 1.0]]
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal, TypedDict, TypeVar
 
 import numpy as np
 
-from judging.agreement_data import (  # noqa: F401 (re-exported)
-    BINARY_CATEGORIES,
-    Judgment,
-    RatingTable,
-    binarize,
-    binarize_labels,
-    binarize_table,
-    confusion_matrix,
-    dedupe_judgments,
-    rating_table,
-    table_to_labels,
-)
-from judging.agreement_stats import (  # noqa: F401 (re-exported)
+from .coefficients import (
     NO_OVERLAP,
-    ONE_CATEGORY,
     AgreementResult,
     Level,
     Weights,
-    agreement_weights,
     as_rating_table,
     cohen_kappa,
-    cohen_standard_error,
     fleiss_kappa,
     gwet_ac,
     krippendorff_alpha,
     percent_agreement,
     scott_pi,
 )
+from .data import Judgment, RatingTable, binarize_table
 
 CI = Literal["bootstrap", "analytic"] | None
+Group = TypeVar("Group", bound=Hashable)
 
 
 # --- convenience: one statistic by name, per pair, per group ----------------------------------
@@ -76,21 +68,41 @@ def agreement(judgments: Iterable[Judgment] | RatingTable, *, statistic: str, ca
     relevant (grade ≥ threshold) / not relevant, giving the binary agreement.
     """
     table = _prepared(judgments, categories, threshold)
-    categories = table.categories
-    opts = dict(ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
+    scale = table.categories
     if statistic in PAIR_ONLY:
         if len(table.raters) > 2:
             raise ValueError(f"{statistic} compares two raters; use pairwise_matrix for {len(table.raters)}")
         columns = [_labels(table, j) for j in range(len(table.raters))] + [[None] * len(table.items)] * 2
-        result = _pair_dispatch(statistic, columns[0], columns[1], table.categories, weights, opts)
+        a, b = columns[0], columns[1]
+        if statistic == "cohen":
+            result = cohen_kappa(a, b, categories=scale, weights=weights, ci=ci, n_boot=n_boot, seed=seed,
+                                 confidence=confidence)
+        elif statistic == "scott":
+            result = scott_pi(a, b, categories=scale, weights=weights, **_resampling(ci, n_boot, seed, confidence))
+        else:
+            result = percent_agreement(a, b, categories=scale, **_resampling(ci, n_boot, seed, confidence))
         return replace(result, duplicates_dropped=table.duplicates_dropped)
     if statistic == "fleiss":
-        return fleiss_kappa(table, categories=categories, **opts)
+        return fleiss_kappa(table, categories=scale, **_resampling(ci, n_boot, seed, confidence))
     if statistic == "krippendorff":
-        return krippendorff_alpha(table, categories=categories, level=level, **opts)
+        return krippendorff_alpha(table, categories=scale, level=level, **_resampling(ci, n_boot, seed, confidence))
     if statistic == "gwet":
-        return gwet_ac(table, categories=categories, weights=weights, **opts)
+        return gwet_ac(table, categories=scale, weights=weights, **_resampling(ci, n_boot, seed, confidence))
     raise ValueError(f"unknown statistic {statistic!r} (choose from {', '.join(STATISTICS)})")
+
+
+class _Resampling(TypedDict):
+    ci: Literal["bootstrap"] | None
+    n_boot: int
+    seed: int
+    confidence: float
+
+
+def _resampling(ci: CI, n_boot: int, seed: int, confidence: float) -> _Resampling:
+    """Return the interval options of a statistic that has only a bootstrap interval (every one but Cohen's κ)."""
+    if ci == "analytic":
+        raise ValueError(f"ci must be 'bootstrap' or None (an analytic interval exists for Cohen's κ only), got {ci!r}")
+    return {"ci": ci, "n_boot": n_boot, "seed": seed, "confidence": confidence}
 
 
 def _prepared(judgments, categories: Sequence[int], threshold: int | None) -> RatingTable:
@@ -100,14 +112,6 @@ def _prepared(judgments, categories: Sequence[int], threshold: int | None) -> Ra
 
 def _labels(table: RatingTable, column: int) -> list[int | None]:
     return [None if p < 0 else table.categories[p] for p in table.column(table.raters[column]).tolist()]
-
-
-def _pair_dispatch(statistic, a, b, scale, weights, opts) -> AgreementResult:
-    if statistic == "percent":
-        return percent_agreement(a, b, categories=scale, **opts)
-    if statistic == "cohen":
-        return cohen_kappa(a, b, categories=scale, weights=weights, **opts)
-    return scott_pi(a, b, categories=scale, weights=weights, **opts)
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,6 @@ def pairwise_matrix(judgments: Iterable[Judgment] | RatingTable, *, categories: 
     ``threshold`` collapses grades to binary first, as in :func:`agreement`.
     """
     table = _prepared(judgments, categories, threshold)
-    opts = dict(ci=ci, n_boot=n_boot, seed=seed, confidence=0.95)
     results: dict[tuple[Hashable, Hashable], AgreementResult] = {}
     shared_items = _shared_items(table)
     for i, a in enumerate(table.raters):
@@ -176,7 +179,7 @@ def pairwise_matrix(judgments: Iterable[Judgment] | RatingTable, *, categories: 
                 continue
             pair = table.take_items(rows).take_raters(np.array([i, j]))
             results[(a, b)] = agreement(pair, statistic=statistic, categories=table.categories, weights=weights,
-                                        level=level, **opts)
+                                        level=level, ci=ci, n_boot=n_boot, seed=seed, confidence=0.95)
     judged = np.bincount(table.label_rater, minlength=len(table.raters))
     return PairwiseMatrix(table.raters, results, tuple(int(x) for x in judged))
 
@@ -194,20 +197,20 @@ def _shared_items(table: RatingTable) -> dict[tuple[int, int], np.ndarray]:
     return {pair: np.asarray(found, dtype=np.int64) for pair, found in out.items()}
 
 
-def per_group(judgments: Iterable[Judgment], *, key: Callable[[Hashable], Hashable], categories: Sequence[int],
+def per_group(judgments: Iterable[Judgment], *, key: Callable[[Any], Group], categories: Sequence[int],
               statistic: str = "krippendorff", weights: Weights = None, level: Level = "nominal",
               ci: CI = None, n_boot: int = 1000, seed: int = 0,
-              threshold: int | None = None) -> dict[Hashable, AgreementResult]:
+              threshold: int | None = None) -> dict[Group, AgreementResult]:
     """Return the statistic per group of items, e.g. per topic with ``key=lambda item: item.topic``.
 
     ``key`` receives an item id. Groups keep first-seen order. A pair statistic (percent,
     cohen, scott) on a group judged by more than two raters comes back undefined with that
     reason rather than raising, so one busy topic cannot break a per-topic table.
     """
-    groups: dict[Hashable, list[Judgment]] = {}
+    groups: dict[Group, list[Judgment]] = {}
     for judgment in judgments:
         groups.setdefault(key(judgment[0]), []).append(judgment)
-    out: dict[Hashable, AgreementResult] = {}
+    out: dict[Group, AgreementResult] = {}
     for group, rows in groups.items():
         table = _prepared(rows, categories, threshold)
         if statistic in PAIR_ONLY and len(table.raters) > 2:

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from crowdkit.aggregation import DawidSkene, MajorityVote
 
-from judging.aggregation import dawid_skene, gold_accuracy, gold_weighted_vote, majority_vote
+from aggregation import dawid_skene, gold_accuracy, gold_weighted_vote, majority_grade, majority_vote
 
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:crowdkit")
 
@@ -252,9 +252,22 @@ def test_dawid_skene_on_a_graded_scale_with_an_unused_grade_agrees_with_crowdkit
     assert ours.label_distribution()[3] == 0
 
 
-def test_module_doctests_pass():
-    import doctest
+@pytest.mark.parametrize(("grades", "expected"), [([1], 1), ([0, 0, 3], 0), ([0, 3], 0), ([1, 2, 2, 1, 3], 1), ([3, 2, 3], 3)])
+def test_majority_tie_goes_to_the_lowest_grade(grades, expected):
+    assert majority_grade(grades) == expected
 
-    import judging.aggregation as module
 
-    assert doctest.testmod(module).failed == 0
+def test_majority_grade_refuses_an_item_without_grades():
+    with pytest.raises(ValueError, match="at least one grade"):
+        majority_grade([])
+
+
+def test_majority_grade_is_majority_vote_for_one_item():
+    """The freeze's per-item rule and the vectorised aggregator give the same label on every item."""
+    rng = np.random.default_rng(5)
+    judgments = [(item, f"w{w}", int(rng.integers(0, 4))) for item in range(300) for w in range(int(rng.integers(1, 6)))]
+    by_item: dict[int, list[int]] = {}
+    for item, _, grade in judgments:
+        by_item.setdefault(item, []).append(grade)
+    voted = majority_vote(judgments, categories=[0, 1, 2, 3])
+    assert {item: voted.labels[item].label for item in by_item} == {i: majority_grade(g) for i, g in by_item.items()}

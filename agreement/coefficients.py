@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 from scipy.stats import norm
 
-from judging.agreement_data import (
+from .data import (
     Judgment,
     RatingTable,
     check_categories,
@@ -107,34 +107,37 @@ def _estimate(
         raise ValueError("confidence must lie strictly between 0 and 1")
     if ci not in ("bootstrap", None):
         raise ValueError(f"ci must be 'bootstrap' or None (an analytic interval exists for Cohen's κ only), got {ci!r}")
-    common = dict(statistic=statistic, n_items=n_items, n_raters=n_raters, prevalence=prevalence,
-                  duplicates_dropped=duplicates_dropped, variant=variant)
+    undefined = AgreementResult(statistic=statistic, value=None, n_items=n_items, n_raters=n_raters,
+                                prevalence=prevalence, duplicates_dropped=duplicates_dropped, variant=variant)
     if n_items == 0:
-        return AgreementResult(value=None, undefined_reason=NO_OVERLAP, **common)
+        return replace(undefined, undefined_reason=NO_OVERLAP)
     value, raw, chance = (float(x[0]) for x in reducer(features.sum(axis=0)[None, :]))
     raw_f = None if np.isnan(raw) else raw
     chance_f = None if np.isnan(chance) else chance
     if undefined_reason is not None or np.isnan(value):
-        return AgreementResult(value=None, undefined_reason=undefined_reason or ONE_CATEGORY,
-                               raw_agreement=raw_f, chance_agreement=chance_f, **common)
-    low = high = None
+        return replace(undefined, undefined_reason=undefined_reason or ONE_CATEGORY, raw_agreement=raw_f,
+                       chance_agreement=chance_f)
+    low: float | None = None
+    high: float | None = None
     method = f"bootstrap over items ({n_boot}, seed {seed})" if ci else None
     if ci == "bootstrap":
-        low, high, spread = _bootstrap(features, reducer, n_boot=n_boot, seed=seed, confidence=confidence)
-        if low is not None and not low <= value <= high:
-            # a skewed or biased resampling distribution: the percentile interval would sit beside the
-            # value it is printed with, so use the value ± z × bootstrap standard error instead
-            z = float(norm.ppf(0.5 + confidence / 2))
-            low, high = value - z * spread, value + z * spread
-            method = f"value ± {z:.2f} bootstrap standard errors ({n_boot} resamples over items, seed {seed})"
-    return AgreementResult(value=value, raw_agreement=raw_f, chance_agreement=chance_f, ci_low=low, ci_high=high,
-                           ci_method=method, **common)
+        interval = _bootstrap(features, reducer, n_boot=n_boot, seed=seed, confidence=confidence)
+        if interval is not None:
+            low, high, spread = interval
+            if not low <= value <= high:
+                # a skewed or biased resampling distribution: the percentile interval would sit beside the
+                # value it is printed with, so use the value ± z × bootstrap standard error instead
+                z = float(norm.ppf(0.5 + confidence / 2))
+                low, high = value - z * spread, value + z * spread
+                method = f"value ± {z:.2f} bootstrap standard errors ({n_boot} resamples over items, seed {seed})"
+    return replace(undefined, value=value, raw_agreement=raw_f, chance_agreement=chance_f, ci_low=low, ci_high=high,
+                   ci_method=method)
 
 
 def _bootstrap(features: np.ndarray, reducer: Reducer, *, n_boot: int, seed: int,
-               confidence: float) -> tuple[float | None, float | None, float | None]:
+               confidence: float) -> tuple[float, float, float] | None:
     """Return the percentile interval and the standard deviation of the statistic over item resamples
-    (undefined replicates skipped)."""
+    (undefined replicates skipped; None when every replicate is undefined)."""
     if n_boot < 1:
         raise ValueError("n_boot must be positive")
     rows, counts = np.unique(features, axis=0, return_counts=True)
@@ -144,7 +147,7 @@ def _bootstrap(features: np.ndarray, reducer: Reducer, *, n_boot: int, seed: int
         values = reducer(draws @ rows)[0]
     values = values[np.isfinite(values)]
     if values.size == 0:
-        return None, None, None
+        return None
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high), float(values.std(ddof=1)) if values.size > 1 else 0.0
@@ -273,6 +276,8 @@ def cohen_kappa(a: Sequence[int | None], b: Sequence[int | None], *, categories:
 
     >>> round(cohen_kappa([1, 1, 0, 0], [1, 0, 0, 0], categories=[0, 1], ci=None).value, 4)
     0.5
+    >>> round(cohen_kappa([0, 1, 2, 2], [0, 2, 2, 1], categories=[0, 1, 2], weights="quadratic", ci=None).value, 4)
+    0.6364
     """
     return _pair_statistic("cohen_kappa", a, b, categories=categories, weights=weights, marginals="own", ci=ci,
                            n_boot=n_boot, seed=seed, confidence=confidence)
@@ -326,6 +331,14 @@ def fleiss_kappa(judgments: Iterable[Judgment] | RatingTable, *, categories: Seq
     With the same number of ratings on every item this is exactly Fleiss (1971) and
     ``statsmodels.stats.inter_rater.fleiss_kappa``; items with a single rating carry no
     agreement and are left out.
+
+    Three raters on three items, (1, 1, 1), (0, 0, 0), (1, 1, 0): P̄ = (1 + 1 + 1/3) / 3 = 7/9,
+    P_e = (5/9)² + (4/9)² = 41/81, κ = (63 − 41) / (81 − 41) = 0.55.
+
+    >>> votes = {"i1": (1, 1, 1), "i2": (0, 0, 0), "i3": (1, 1, 0)}
+    >>> fleiss_kappa([(i, r, g) for i, gs in votes.items() for r, g in zip("abc", gs)], categories=[0, 1],
+    ...              ci=None).value
+    0.55
     """
     table = as_rating_table(judgments, categories)
     counts = table.counts()
@@ -345,7 +358,7 @@ def fleiss_kappa(judgments: Iterable[Judgment] | RatingTable, *, categories: Seq
                      n_boot=n_boot, seed=seed, confidence=confidence, variant="unweighted")
 
 
-def _krippendorff_distances(level: Level, values: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+def krippendorff_distances(level: Level, values: np.ndarray, n_c: np.ndarray) -> np.ndarray:
     """Return δ² between categories (batch × q × q); ordinal distances depend on the marginals n_c."""
     q = len(values)
     if level == "nominal":
@@ -375,6 +388,12 @@ def krippendorff_alpha(judgments: Iterable[Judgment] | RatingTable, *, categorie
     Interval and ratio distances use the grade values; ordinal distances use the ranks
     (through the coincidence marginals). Raw agreement is the share of matching pairable
     values (the coincidence matrix's diagonal). Items judged once are not pairable.
+
+    >>> judgments = [("d1", "a", 1), ("d1", "b", 1), ("d2", "a", 0), ("d2", "b", 0), ("d3", "a", 1),
+    ...              ("d3", "b", 0), ("d4", "a", 1)]  # d4 judged once: not pairable
+    >>> result = krippendorff_alpha(judgments, categories=[0, 1], ci=None)
+    >>> round(result.value, 4), result.n_items  # 1 − D_o/D_e = 1 − (2/6) / (18/30) = 4/9
+    (0.4444, 3)
     """
     table = as_rating_table(judgments, categories)
     counts = table.counts()
@@ -391,7 +410,7 @@ def krippendorff_alpha(judgments: Iterable[Judgment] | RatingTable, *, categorie
         n_c = o.sum(axis=2)
         n = n_c.sum(axis=1)
         e = (n_c[:, :, None] * n_c[:, None, :] - np.eye(q)[None] * n_c[:, :, None]) / np.maximum(n - 1, 1)[:, None, None]
-        d = _krippendorff_distances(level, values, n_c)
+        d = krippendorff_distances(level, values, n_c)
         observed, expected = (o * d).sum(axis=(1, 2)), (e * d).sum(axis=(1, 2))
         alpha = 1 - _safe_div(observed, expected)
         nn = np.maximum(n, 1e-12)
@@ -411,6 +430,14 @@ def gwet_ac(judgments: Iterable[Judgment] | RatingTable, *, categories: Sequence
     all judged items of r_ik / r_i; P_e = T_w / (q(q − 1)) · Σ_k π_k (1 − π_k), T_w = Σ w_kl.
     Weights are on scale positions (as for weighted κ). When only one category is used
     AC1 would be a vacuous 1.0; it is reported undefined instead.
+
+    Two raters, labels (1, 1), (1, 0), (0, 0), (0, 0): P_a = 3/4, π_1 = (1 + 1/2) / 4 = 3/8,
+    P_e = 2 · 3/8 · 5/8 = 15/32, AC1 = (3/4 − 15/32) / (1 − 15/32) = 9/17.
+
+    >>> labels = [("i1", 1, 1), ("i2", 1, 0), ("i3", 0, 0), ("i4", 0, 0)]
+    >>> judgments = [(i, "a", x) for i, x, _ in labels] + [(i, "b", y) for i, _, y in labels]
+    >>> round(gwet_ac(judgments, categories=[0, 1], ci=None).value, 4)
+    0.5294
     """
     table = as_rating_table(judgments, categories)
     counts = table.counts().astype(float)

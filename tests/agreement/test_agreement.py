@@ -5,28 +5,26 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judging.agreement import (
+from agreement import (
+    BINARY_CATEGORIES,
     NO_OVERLAP,
     ONE_CATEGORY,
     agreement,
+    binarize,
     cohen_kappa,
+    confusion_matrix,
+    dedupe_judgments,
     fleiss_kappa,
     gwet_ac,
     krippendorff_alpha,
     pairwise_matrix,
     per_group,
     percent_agreement,
-    scott_pi,
-)
-from judging.agreement_data import (
-    BINARY_CATEGORIES,
-    binarize,
-    confusion_matrix,
-    dedupe_judgments,
     rating_table,
+    scott_pi,
     table_to_labels,
 )
-from tests.judging.agreement_cases import (
+from tests.agreement.cases import (
     GRADES,
     matrix_to_triples,
     triples_from_pair,
@@ -205,17 +203,6 @@ def test_rating_table_keeps_the_whole_scale_and_marks_missing():
     table = rating_table([("d1", "a", 3), ("d2", "b", 0)], categories=GRADES)
     assert table.positions.tolist() == [[3, -1], [-1, 0]]
     assert table.counts().tolist() == [[0, 0, 0, 1], [1, 0, 0, 0]]
-
-
-def test_module_doctests_pass():
-    import doctest
-
-    import judging.agreement as agreement_module
-    import judging.agreement_data as data_module
-    import judging.agreement_stats as stats_module
-
-    for module in (agreement_module, data_module, stats_module):
-        assert doctest.testmod(module).failed == 0, module.__name__
 
 
 def test_threshold_gives_binary_agreement_from_graded_judgments_in_every_helper():

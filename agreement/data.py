@@ -8,6 +8,7 @@ so an unused grade still sits between its neighbours when distances matter.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from typing import overload
 
 import numpy as np
 
@@ -53,7 +54,11 @@ def dedupe_judgments(judgments: Iterable[Judgment]) -> tuple[list[Judgment], int
     return [(item, rater, label) for (item, rater), label in last.items()], dropped
 
 
-def binarize_labels(labels: Sequence[int | None], *, threshold: int) -> list[int | None]:
+@overload
+def binarize_labels(labels: Sequence[int], *, threshold: int) -> list[int]: ...
+@overload
+def binarize_labels(labels: Sequence[int | None], *, threshold: int) -> list[int | None]: ...
+def binarize_labels(labels: Sequence[int | None], *, threshold: int) -> list[int | None] | list[int]:
     """Collapse graded labels to relevant (1) when grade >= threshold, else 0; None stays missing.
 
     >>> binarize_labels([0, 1, 2, 3, None, -1], threshold=2)
