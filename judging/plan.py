@@ -1,10 +1,12 @@
 """How a relevance campaign lays out its work, as one value validated once: a ``CampaignPlan``.
 
-The lead's form builds it (``CampaignCreateForm.plan``), scripts and tests build it with
-:meth:`CampaignPlan.of` from the same flat option names, and ``campaign_create`` takes it as
-it is: a plan that exists has passed every rule that does not need the database, so the
-service only checks what does (the pool's and the gold qrels' collection, the assessors'
-membership, the name). Its parts are the decisions a lead makes, each in one place:
+The lead's form (``CampaignCreateForm.campaign_plan``), the API's serializer
+(``judging.plan_serializer``), scripts and tests all build it with :meth:`CampaignPlan.of` from
+the same flat option names, and ``campaign_create`` takes it as it is: a plan that exists has
+passed every rule that does not need the database, so the service only checks what does (the
+pool's and the gold qrels' collection, the assessors' membership, the name). The form and the
+serializer only parse types; ranges and combinations are checked here, once, and each problem
+names the option it is about. Its parts are the decisions a lead makes, each in one place:
 
 - ``work``: split (shared queue or by topic) and overlap (none, replicate r, a fraction judged
   twice, a calibration set judged by everyone);
@@ -22,8 +24,22 @@ from django.core.exceptions import ValidationError
 
 from judging.models import Campaign
 
+# The limits a lead may choose, enforced here only: the form and the API parse types and leave
+# every rule to the plan (they read these numbers for the browser's hints and the API schema).
+MAX_JUDGMENTS_PER_PAIR = 20
+LEASE_SECONDS = (30, 24 * 3600)
+MAX_GOLD_RATE = 0.5
+MAX_CROWD_BATCH = 1000
+MAX_INT = 2**31 - 1  # the columns are 32-bit integers: refuse what the database would refuse with a 500
+# Raising an existing campaign's required judgments (``items_send_to_more_assessors``) stops here.
 MAX_REPLICATION = 50
-MIN_LEASE_SECONDS = 10
+
+# A problem with one option: the flat option name it is about, and the error.
+Problem = tuple[str, ValidationError]
+
+
+def _problem(option: str, message: str, code: str) -> Problem:
+    return option, ValidationError(message, code=code)
 
 
 @dataclass(frozen=True)
@@ -36,19 +52,20 @@ class WorkPlan:
     overlap_fraction: float = 0.0
     calibration_size: int = 0
 
-    def errors(self) -> list[ValidationError]:
+    def errors(self) -> list[Problem]:
         found = []
         if self.split not in Campaign.Split.values:
-            found.append(ValidationError(f"Unknown split {self.split!r}.", code="bad_split"))
+            found.append(_problem("split", f"Unknown split {self.split!r}.", "bad_split"))
         if self.overlap not in Campaign.Overlap.values:
-            found.append(ValidationError(f"Unknown overlap {self.overlap!r}.", code="bad_overlap"))
-        if not 1 <= self.judgments_per_pair <= MAX_REPLICATION:
-            found.append(ValidationError(f"Judgments per pair must be between 1 and {MAX_REPLICATION}.",
-                                         code="bad_overlap"))
+            found.append(_problem("overlap", f"Unknown overlap {self.overlap!r}.", "bad_overlap"))
+        if not 1 <= self.judgments_per_pair <= MAX_JUDGMENTS_PER_PAIR:
+            found.append(_problem("judgments_per_pair",
+                                  f"Judgments per pair must be between 1 and {MAX_JUDGMENTS_PER_PAIR}.", "bad_overlap"))
         if not 0.0 <= self.overlap_fraction <= 1.0:
-            found.append(ValidationError("The fraction judged twice must lie in [0, 1].", code="bad_fraction"))
-        if self.calibration_size < 0:
-            found.append(ValidationError("The calibration size cannot be negative.", code="bad_size"))
+            found.append(_problem("overlap_fraction", "The fraction judged twice must lie in [0, 1].", "bad_fraction"))
+        if not 0 <= self.calibration_size <= MAX_INT:
+            found.append(_problem("calibration_size", f"The calibration size must be between 0 and {MAX_INT}.",
+                                  "bad_size"))
         return found
 
 
@@ -60,12 +77,15 @@ class OrderPlan:
     seed: int = 0
     lease_seconds: int = 600
 
-    def errors(self) -> list[ValidationError]:
+    def errors(self) -> list[Problem]:
         found = []
         if self.order not in Campaign.Order.values:
-            found.append(ValidationError(f"Unknown order {self.order!r}.", code="bad_order"))
-        if self.lease_seconds < MIN_LEASE_SECONDS:
-            found.append(ValidationError(f"Leases last at least {MIN_LEASE_SECONDS} s.", code="bad_size"))
+            found.append(_problem("order", f"Unknown order {self.order!r}.", "bad_order"))
+        if not -MAX_INT - 1 <= self.seed <= MAX_INT:
+            found.append(_problem("seed", f"The seed must be between {-MAX_INT - 1} and {MAX_INT}.", "bad_size"))
+        low, high = LEASE_SECONDS
+        if not low <= self.lease_seconds <= high:
+            found.append(_problem("lease_seconds", f"Leases last between {low} and {high} s.", "bad_size"))
         return found
 
 
@@ -77,14 +97,15 @@ class GoldPlan:
     rate: float = 0.0
     accuracy_threshold: float = 0.0
 
-    def errors(self) -> list[ValidationError]:
+    def errors(self) -> list[Problem]:
         found = []
-        if not 0.0 <= self.rate <= 0.5:
-            found.append(ValidationError("The gold rate must lie in [0, 0.5].", code="bad_fraction"))
+        if not 0.0 <= self.rate <= MAX_GOLD_RATE:
+            found.append(_problem("gold_rate", f"The gold rate must lie in [0, {MAX_GOLD_RATE}].", "bad_fraction"))
         if not 0.0 <= self.accuracy_threshold <= 1.0:
-            found.append(ValidationError("The gold accuracy threshold must lie in [0, 1].", code="bad_fraction"))
+            found.append(_problem("gold_accuracy_threshold", "The gold accuracy threshold must lie in [0, 1].",
+                                  "bad_fraction"))
         if self.rate > 0 and self.qrels is None:
-            found.append(ValidationError("A gold rate needs gold qrels.", code="bad_gold"))
+            found.append(_problem("gold_qrels", "A gold rate needs gold qrels.", "bad_gold"))
         return found
 
 
@@ -104,12 +125,15 @@ class CrowdPlan:
     max_new_per_ip_hour: int = 5
     anonymous_allowed: bool = False
 
-    def errors(self) -> list[ValidationError]:
+    def errors(self) -> list[Problem]:
         found = []
-        if self.batch_size < 1:
-            found.append(ValidationError("A crowd batch holds at least one pair.", code="bad_size"))
-        if self.max_workers < 0 or self.max_new_per_ip_hour < 0:
-            found.append(ValidationError("Crowd caps cannot be negative (0 means no limit).", code="bad_size"))
+        if not 1 <= self.batch_size <= MAX_CROWD_BATCH:
+            found.append(_problem("crowd_batch_size", f"A crowd batch holds between 1 and {MAX_CROWD_BATCH} pairs.",
+                                  "bad_size"))
+        for option, value in (("crowd_max_workers", self.max_workers),
+                              ("crowd_max_new_per_ip_hour", self.max_new_per_ip_hour)):
+            if not 0 <= value <= MAX_INT:
+                found.append(_problem(option, "Crowd caps cannot be negative (0 means no limit).", "bad_size"))
         return found
 
 
@@ -131,7 +155,12 @@ FLAT_NAMES = {
 
 @dataclass(frozen=True)
 class CampaignPlan:
-    """A relevance campaign's layout, valid by construction (raises ValidationError listing every problem)."""
+    """A relevance campaign's layout, valid by construction.
+
+    A plan that breaks a rule is never made: construction raises one ValidationError whose
+    ``error_dict`` lists every problem under the flat option name it is about (``gold_rate``,
+    ``lease_seconds``...), so the form and the API can show each message beside its input.
+    """
 
     work: WorkPlan = field(default_factory=WorkPlan)
     order: OrderPlan = field(default_factory=OrderPlan)
@@ -139,9 +168,11 @@ class CampaignPlan:
     crowd: CrowdPlan = field(default_factory=CrowdPlan)
 
     def __post_init__(self) -> None:
-        problems = self.work.errors() + self.order.errors() + self.gold.errors() + self.crowd.errors()
-        if problems:
-            raise ValidationError(problems)
+        by_option: dict[str, list[ValidationError]] = {}
+        for option, error in self.work.errors() + self.order.errors() + self.gold.errors() + self.crowd.errors():
+            by_option.setdefault(option, []).append(error)
+        if by_option:
+            raise ValidationError(by_option)
 
     @classmethod
     def of(cls, **options: Any) -> CampaignPlan:
