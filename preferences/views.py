@@ -21,10 +21,7 @@ from preferences.forms import CampaignForm
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
 from preferences.panels import item_view
 from preferences.services import allocation, crowd, export, judgments, results
-from preferences.services.campaigns import campaign_set_status, doc_pair_create, side_by_side_create
-
-OPTIONS = ("gold_rate", "gold_accuracy_threshold", "gold_min_answers", "lease_seconds", "crowd_enabled",
-           "crowd_batch_size", "crowd_completion_code", "crowd_completion_url")
+from preferences.services.campaigns import campaign_set_status, campaign_start
 
 
 @login_required
@@ -41,15 +38,11 @@ def campaign_new(request, slug):
     form = CampaignForm(request.POST or None, collection=collection)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        common = dict(collection=collection, name=d["name"], judgments_per_item=d["judgments_per_item"],
-                      seed=d["seed"], assessors=d["assessors"], user=request.user,
-                      **{k: d[k] for k in OPTIONS})
         try:
-            if d["kind"] == PrefCampaign.Kind.SIDE_BY_SIDE:
-                campaign = side_by_side_create(run_a=d["run_a"], run_b=d["run_b"], topics=d["topics"],
-                                               gold_topics=d["gold_topics"], depth=d["depth"], **common)
-            else:
-                campaign = doc_pair_create(pairs=d["pair_list"], gold_pairs=d["gold_pair_list"], **common)
+            campaign = campaign_start(collection=collection, user=request.user, kind=d["kind"], name=d["name"],
+                                      plan=d["plan"], assessors=d["assessors"], run_a=d["run_a"], run_b=d["run_b"],
+                                      topics=d["topics"], gold_topics=d["gold_topics"],
+                                      pairs=d.get("pair_list", []), gold_pairs=d.get("gold_pair_list", []))
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
