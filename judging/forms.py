@@ -5,21 +5,10 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
+from campaign_core.plan_rules import LEASE_SECONDS, MAX_CROWD_BATCH, MAX_GOLD_RATE, number_input
 from collections_app.models import Membership, Pool, QrelsSet
 from judging.models import Campaign, QrelsVersion
-from judging.plan import (
-    FLAT_NAMES,
-    LEASE_SECONDS,
-    MAX_CROWD_BATCH,
-    MAX_GOLD_RATE,
-    MAX_JUDGMENTS_PER_PAIR,
-    CampaignPlan,
-)
-
-
-def _number(low: float | None = None, high: float | None = None) -> forms.NumberInput:
-    """A number input whose min/max are only the browser's hint: the plan is what refuses a value."""
-    return forms.NumberInput(attrs={name: value for name, value in (("min", low), ("max", high)) if value is not None})
+from judging.plan import FLAT_NAMES, MAX_JUDGMENTS_PER_PAIR, CampaignPlan
 
 
 class PlanChoiceField(forms.ChoiceField):
@@ -44,21 +33,21 @@ class CampaignCreateForm(forms.Form):
     split = PlanChoiceField(choices=Campaign.Split.choices, initial=Campaign.Split.SHARED_QUEUE)
     overlap = PlanChoiceField(choices=Campaign.Overlap.choices, initial=Campaign.Overlap.NONE)
     judgments_per_pair = forms.IntegerField(initial=1, label="r (judgments per pair)",
-                                            widget=_number(1, MAX_JUDGMENTS_PER_PAIR))
-    overlap_fraction = forms.FloatField(initial=0.0, label="Fraction judged twice", widget=_number(0, 1))
+                                            widget=number_input(1, MAX_JUDGMENTS_PER_PAIR))
+    overlap_fraction = forms.FloatField(initial=0.0, label="Fraction judged twice", widget=number_input(0, 1))
     calibration_size = forms.IntegerField(initial=0, label="Calibration pairs (judged by everyone)",
-                                          widget=_number(0))
+                                          widget=number_input(0))
     order = PlanChoiceField(
         choices=Campaign.Order.choices, initial=Campaign.Order.POOL,
         help_text="Adaptive orders re-rank each topic's remaining pairs after every judgment; topics keep their order.",
     )
     seed = forms.IntegerField(initial=0)
-    lease_seconds = forms.IntegerField(initial=600, label="Lease length (seconds)", widget=_number(*LEASE_SECONDS))
+    lease_seconds = forms.IntegerField(initial=600, label="Lease length (seconds)", widget=number_input(*LEASE_SECONDS))
     gold_qrels = forms.ModelChoiceField(queryset=QrelsSet.objects.none(), required=False, label="Gold qrels")
-    gold_rate = forms.FloatField(initial=0.0, widget=_number(0, MAX_GOLD_RATE))
-    gold_accuracy_threshold = forms.FloatField(initial=0.0, widget=_number(0, 1))
+    gold_rate = forms.FloatField(initial=0.0, widget=number_input(0, MAX_GOLD_RATE))
+    gold_accuracy_threshold = forms.FloatField(initial=0.0, widget=number_input(0, 1))
     crowd_enabled = forms.BooleanField(required=False, label="Open a crowd batch link")
-    crowd_batch_size = forms.IntegerField(initial=20, widget=_number(1, MAX_CROWD_BATCH))
+    crowd_batch_size = forms.IntegerField(initial=20, widget=number_input(1, MAX_CROWD_BATCH))
     crowd_instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
     crowd_completion_code = forms.CharField(
         max_length=100, required=False, label="Platform completion code (Prolific study code)",

@@ -20,26 +20,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.exceptions import ValidationError
-
+from campaign_core.plan_rules import (
+    MAX_INT,
+    Problem,
+    crowd_problems,
+    gold_problems,
+    order_problems,
+    problem,
+    raise_problems,
+)
 from judging.models import Campaign
 
 # The limits a lead may choose, enforced here only: the form and the API parse types and leave
 # every rule to the plan (they read these numbers for the browser's hints and the API schema).
+# The limits both campaign kinds share (lease, gold rate, crowd batch) are campaign_core's.
 MAX_JUDGMENTS_PER_PAIR = 20
-LEASE_SECONDS = (30, 24 * 3600)
-MAX_GOLD_RATE = 0.5
-MAX_CROWD_BATCH = 1000
-MAX_INT = 2**31 - 1  # the columns are 32-bit integers: refuse what the database would refuse with a 500
 # Raising an existing campaign's required judgments (``items_send_to_more_assessors``) stops here.
 MAX_REPLICATION = 50
-
-# A problem with one option: the flat option name it is about, and the error.
-Problem = tuple[str, ValidationError]
-
-
-def _problem(option: str, message: str, code: str) -> Problem:
-    return option, ValidationError(message, code=code)
 
 
 @dataclass(frozen=True)
@@ -55,17 +52,17 @@ class WorkPlan:
     def errors(self) -> list[Problem]:
         found = []
         if self.split not in Campaign.Split.values:
-            found.append(_problem("split", f"Unknown split {self.split!r}.", "bad_split"))
+            found.append(problem("split", f"Unknown split {self.split!r}.", "bad_split"))
         if self.overlap not in Campaign.Overlap.values:
-            found.append(_problem("overlap", f"Unknown overlap {self.overlap!r}.", "bad_overlap"))
+            found.append(problem("overlap", f"Unknown overlap {self.overlap!r}.", "bad_overlap"))
         if not 1 <= self.judgments_per_pair <= MAX_JUDGMENTS_PER_PAIR:
-            found.append(_problem("judgments_per_pair",
-                                  f"Judgments per pair must be between 1 and {MAX_JUDGMENTS_PER_PAIR}.", "bad_overlap"))
+            found.append(problem("judgments_per_pair",
+                                 f"Judgments per pair must be between 1 and {MAX_JUDGMENTS_PER_PAIR}.", "bad_overlap"))
         if not 0.0 <= self.overlap_fraction <= 1.0:
-            found.append(_problem("overlap_fraction", "The fraction judged twice must lie in [0, 1].", "bad_fraction"))
+            found.append(problem("overlap_fraction", "The fraction judged twice must lie in [0, 1].", "bad_fraction"))
         if not 0 <= self.calibration_size <= MAX_INT:
-            found.append(_problem("calibration_size", f"The calibration size must be between 0 and {MAX_INT}.",
-                                  "bad_size"))
+            found.append(problem("calibration_size", f"The calibration size must be between 0 and {MAX_INT}.",
+                                 "bad_size"))
         return found
 
 
@@ -80,12 +77,8 @@ class OrderPlan:
     def errors(self) -> list[Problem]:
         found = []
         if self.order not in Campaign.Order.values:
-            found.append(_problem("order", f"Unknown order {self.order!r}.", "bad_order"))
-        if not -MAX_INT - 1 <= self.seed <= MAX_INT:
-            found.append(_problem("seed", f"The seed must be between {-MAX_INT - 1} and {MAX_INT}.", "bad_size"))
-        low, high = LEASE_SECONDS
-        if not low <= self.lease_seconds <= high:
-            found.append(_problem("lease_seconds", f"Leases last between {low} and {high} s.", "bad_size"))
+            found.append(problem("order", f"Unknown order {self.order!r}.", "bad_order"))
+        found.extend(order_problems(seed=self.seed, lease_seconds=self.lease_seconds))
         return found
 
 
@@ -98,14 +91,9 @@ class GoldPlan:
     accuracy_threshold: float = 0.0
 
     def errors(self) -> list[Problem]:
-        found = []
-        if not 0.0 <= self.rate <= MAX_GOLD_RATE:
-            found.append(_problem("gold_rate", f"The gold rate must lie in [0, {MAX_GOLD_RATE}].", "bad_fraction"))
-        if not 0.0 <= self.accuracy_threshold <= 1.0:
-            found.append(_problem("gold_accuracy_threshold", "The gold accuracy threshold must lie in [0, 1].",
-                                  "bad_fraction"))
+        found = gold_problems(rate=self.rate, accuracy_threshold=self.accuracy_threshold)
         if self.rate > 0 and self.qrels is None:
-            found.append(_problem("gold_qrels", "A gold rate needs gold qrels.", "bad_gold"))
+            found.append(problem("gold_qrels", "A gold rate needs gold qrels.", "bad_gold"))
         return found
 
 
@@ -126,15 +114,8 @@ class CrowdPlan:
     anonymous_allowed: bool = False
 
     def errors(self) -> list[Problem]:
-        found = []
-        if not 1 <= self.batch_size <= MAX_CROWD_BATCH:
-            found.append(_problem("crowd_batch_size", f"A crowd batch holds between 1 and {MAX_CROWD_BATCH} pairs.",
-                                  "bad_size"))
-        for option, value in (("crowd_max_workers", self.max_workers),
-                              ("crowd_max_new_per_ip_hour", self.max_new_per_ip_hour)):
-            if not 0 <= value <= MAX_INT:
-                found.append(_problem(option, "Crowd caps cannot be negative (0 means no limit).", "bad_size"))
-        return found
+        return crowd_problems(batch_size=self.batch_size, max_workers=self.max_workers,
+                              max_new_per_ip_hour=self.max_new_per_ip_hour, unit="pairs")
 
 
 # The flat option names (the form's fields, the model's columns) → (part, field of the part).
@@ -168,11 +149,7 @@ class CampaignPlan:
     crowd: CrowdPlan = field(default_factory=CrowdPlan)
 
     def __post_init__(self) -> None:
-        by_option: dict[str, list[ValidationError]] = {}
-        for option, error in self.work.errors() + self.order.errors() + self.gold.errors() + self.crowd.errors():
-            by_option.setdefault(option, []).append(error)
-        if by_option:
-            raise ValidationError(by_option)
+        raise_problems(self.work.errors() + self.order.errors() + self.gold.errors() + self.crowd.errors())
 
     @classmethod
     def of(cls, **options: Any) -> CampaignPlan:

@@ -16,16 +16,10 @@ from rest_framework import serializers
 from rest_framework.fields import get_error_detail
 from rest_framework.relations import ManyRelatedField, RelatedField
 
+from campaign_core.plan_rules import LEASE_SECONDS, MAX_CROWD_BATCH, MAX_GOLD_RATE
 from collections_app.models import Collection, Membership, Pool, QrelsSet
 from judging.models import Campaign
-from judging.plan import (
-    FLAT_NAMES,
-    LEASE_SECONDS,
-    MAX_CROWD_BATCH,
-    MAX_GOLD_RATE,
-    MAX_JUDGMENTS_PER_PAIR,
-    CampaignPlan,
-)
+from judging.plan import FLAT_NAMES, MAX_JUDGMENTS_PER_PAIR, CampaignPlan
 
 
 class PlanChoiceField(serializers.ChoiceField):

@@ -5,25 +5,18 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
+from campaign_core.plan_rules import LEASE_SECONDS, MAX_CROWD_BATCH, MAX_GOLD_RATE, number_input
 from collections_app.models import Run, Topic
 from preferences.models import PrefCampaign
 from preferences.plan import (
-    LEASE_SECONDS,
-    MAX_CROWD_BATCH,
     MAX_DEPTH,
     MAX_GOLD_MIN_ANSWERS,
-    MAX_GOLD_RATE,
     MAX_JUDGMENTS_PER_ITEM,
     OPTIONS,
     PrefPlan,
     pairs_from_rows,
     sides_problems,
 )
-
-
-def _number(low: float | None = None, high: float | None = None) -> forms.NumberInput:
-    """A number input whose min/max are only the browser's hint: the plan is what refuses a value."""
-    return forms.NumberInput(attrs={name: value for name, value in (("min", low), ("max", high)) if value is not None})
 
 
 class CampaignForm(forms.Form):
@@ -40,19 +33,19 @@ class CampaignForm(forms.Form):
                             help_text="Document pairs: one 'qid docnoA docnoB' per line.")
     gold_pairs = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
                                  help_text="Document pairs: gold pairs, one 'qid better_docno worse_docno' per line.")
-    depth = forms.IntegerField(initial=10, widget=_number(1, MAX_DEPTH))
-    judgments_per_item = forms.IntegerField(initial=1, widget=_number(1, MAX_JUDGMENTS_PER_ITEM))
+    depth = forms.IntegerField(initial=10, widget=number_input(1, MAX_DEPTH))
+    judgments_per_item = forms.IntegerField(initial=1, widget=number_input(1, MAX_JUDGMENTS_PER_ITEM))
     seed = forms.IntegerField(initial=0)
-    gold_rate = forms.FloatField(initial=0, widget=_number(0, MAX_GOLD_RATE))
+    gold_rate = forms.FloatField(initial=0, widget=number_input(0, MAX_GOLD_RATE))
     gold_accuracy_threshold = forms.FloatField(
-        initial=0.0, widget=_number(0, 1),
+        initial=0.0, widget=number_input(0, 1),
         help_text="Crowd workers whose share of correct gold answers falls below this are stopped and their "
                   "judgments excluded (0: never).")
-    gold_min_answers = forms.IntegerField(initial=3, widget=_number(1, MAX_GOLD_MIN_ANSWERS),
+    gold_min_answers = forms.IntegerField(initial=3, widget=number_input(1, MAX_GOLD_MIN_ANSWERS),
                                           help_text="Gold answers a worker gives before the threshold applies.")
-    lease_seconds = forms.IntegerField(initial=600, widget=_number(*LEASE_SECONDS))
+    lease_seconds = forms.IntegerField(initial=600, widget=number_input(*LEASE_SECONDS))
     crowd_enabled = forms.BooleanField(required=False, label="Open a crowd link")
-    crowd_batch_size = forms.IntegerField(initial=10, widget=_number(1, MAX_CROWD_BATCH),
+    crowd_batch_size = forms.IntegerField(initial=10, widget=number_input(1, MAX_CROWD_BATCH),
                                           help_text="Items per crowd worker, gold included.")
     crowd_completion_code = forms.CharField(
         max_length=100, required=False, label="Platform completion code (Prolific study code)",

@@ -16,32 +16,14 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from campaign_core.plan_rules import Problem, crowd_problems, gold_problems, order_problems, problem, raise_problems
 from preferences.models import PrefCampaign
 
-# The limits a lead may choose (the form's and the API's inputs read them for hints and the schema).
+# The limits a lead may choose beyond those both kinds share (campaign_core.plan_rules); the
+# form's and the API's inputs read them for hints and the schema.
 MAX_DEPTH = 20
 MAX_JUDGMENTS_PER_ITEM = 10
-LEASE_SECONDS = (30, 24 * 3600)
-MAX_GOLD_RATE = 0.5
 MAX_GOLD_MIN_ANSWERS = 50
-MAX_CROWD_BATCH = 1000
-MAX_INT = 2**31 - 1  # the columns are 32-bit integers: refuse what the database would refuse with a 500
-
-# A problem with one option: the option's name, and the error.
-Problem = tuple[str, ValidationError]
-
-
-def _problem(option: str, message: str, code: str) -> Problem:
-    return option, ValidationError(message, code=code)
-
-
-def raise_problems(problems: Iterable[Problem]) -> None:
-    """Raise one ValidationError listing every problem under its option's name (nothing if there is none)."""
-    by_option: dict[str, list[ValidationError]] = {}
-    for option, error in problems:
-        by_option.setdefault(option, []).append(error)
-    if by_option:
-        raise ValidationError(by_option)
 
 
 @dataclass(frozen=True)
@@ -76,29 +58,17 @@ class PrefPlan:
     def errors(self) -> list[Problem]:
         found = []
         if not 1 <= self.depth <= MAX_DEPTH:
-            found.append(_problem("depth", f"Panels show between 1 and {MAX_DEPTH} results.", "bad_size"))
+            found.append(problem("depth", f"Panels show between 1 and {MAX_DEPTH} results.", "bad_size"))
         if not 1 <= self.judgments_per_item <= MAX_JUDGMENTS_PER_ITEM:
-            found.append(_problem("judgments_per_item",
-                                  f"Judgments per item must be between 1 and {MAX_JUDGMENTS_PER_ITEM}.", "bad_overlap"))
-        if not -MAX_INT - 1 <= self.seed <= MAX_INT:
-            found.append(_problem("seed", f"The seed must be between {-MAX_INT - 1} and {MAX_INT}.", "bad_size"))
-        low, high = LEASE_SECONDS
-        if not low <= self.lease_seconds <= high:
-            found.append(_problem("lease_seconds", f"Leases last between {low} and {high} s.", "bad_size"))
-        if not 0.0 <= self.gold_rate <= MAX_GOLD_RATE:
-            found.append(_problem("gold_rate", f"The gold rate must lie in [0, {MAX_GOLD_RATE}].", "bad_fraction"))
-        if not 0.0 <= self.gold_accuracy_threshold <= 1.0:
-            found.append(_problem("gold_accuracy_threshold", "The gold accuracy threshold must lie in [0, 1].",
-                                  "bad_fraction"))
+            found.append(problem("judgments_per_item",
+                                 f"Judgments per item must be between 1 and {MAX_JUDGMENTS_PER_ITEM}.", "bad_overlap"))
+        found.extend(order_problems(seed=self.seed, lease_seconds=self.lease_seconds))
+        found.extend(gold_problems(rate=self.gold_rate, accuracy_threshold=self.gold_accuracy_threshold))
         if not 1 <= self.gold_min_answers <= MAX_GOLD_MIN_ANSWERS:
-            found.append(_problem("gold_min_answers",
-                                  f"Gold answers before the threshold applies: 1 to {MAX_GOLD_MIN_ANSWERS}.", "bad_size"))
-        if not 1 <= self.crowd_batch_size <= MAX_CROWD_BATCH:
-            found.append(_problem("crowd_batch_size", f"A crowd batch holds between 1 and {MAX_CROWD_BATCH} items.",
-                                  "bad_size"))
-        for option in ("crowd_max_workers", "crowd_max_new_per_ip_hour"):
-            if not 0 <= getattr(self, option) <= MAX_INT:
-                found.append(_problem(option, "Crowd caps cannot be negative (0 means no limit).", "bad_size"))
+            found.append(problem("gold_min_answers",
+                                 f"Gold answers before the threshold applies: 1 to {MAX_GOLD_MIN_ANSWERS}.", "bad_size"))
+        found.extend(crowd_problems(batch_size=self.crowd_batch_size, max_workers=self.crowd_max_workers,
+                                    max_new_per_ip_hour=self.crowd_max_new_per_ip_hour, unit="items"))
         return found
 
     @classmethod
@@ -120,16 +90,16 @@ OPTIONS = tuple(PrefPlan.__dataclass_fields__)
 def sides_problems(*, kind: str, run_a: Any, run_b: Any, topics: Sequence[Any]) -> list[Problem]:
     """Return what is missing for a campaign of ``kind`` to have something to judge (side by side: runs, topics)."""
     if kind not in PrefCampaign.Kind.values:
-        return [_problem("kind", f"Unknown kind {kind!r}.", "bad_kind")]
+        return [problem("kind", f"Unknown kind {kind!r}.", "bad_kind")]
     found: list[Problem] = []
     if kind == PrefCampaign.Kind.SIDE_BY_SIDE:
         for option, run in (("run_a", run_a), ("run_b", run_b)):
             if run is None:
-                found.append(_problem(option, "Choose two runs.", "bad_runs"))
+                found.append(problem(option, "Choose two runs.", "bad_runs"))
         if run_a is not None and run_b is not None and run_a.pk == run_b.pk:
-            found.append(_problem("run_b", "Choose two different runs.", "bad_runs"))
+            found.append(problem("run_b", "Choose two different runs.", "bad_runs"))
         if not topics:
-            found.append(_problem("topics", "Choose at least one topic.", "no_topics"))
+            found.append(problem("topics", "Choose at least one topic.", "no_topics"))
     return found
 
 

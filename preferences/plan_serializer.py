@@ -15,19 +15,16 @@ from rest_framework import serializers
 from rest_framework.fields import get_error_detail
 from rest_framework.relations import ManyRelatedField, RelatedField
 
+from campaign_core.plan_rules import LEASE_SECONDS, MAX_CROWD_BATCH, MAX_GOLD_RATE, raise_problems
 from collections_app.models import Collection, Run, Topic
 from preferences.models import PrefCampaign
 from preferences.plan import (
-    LEASE_SECONDS,
-    MAX_CROWD_BATCH,
     MAX_DEPTH,
     MAX_GOLD_MIN_ANSWERS,
-    MAX_GOLD_RATE,
     MAX_JUDGMENTS_PER_ITEM,
     OPTIONS,
     PrefPlan,
     pairs_from_rows,
-    raise_problems,
     sides_problems,
 )
 

@@ -9,11 +9,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaign_core.item_ids import bulk_create_shuffled
+from campaign_core.plan_rules import raise_problems
 from campaign_core.services.audit import audit
 from collections_app.models import Collection, Run, RunRanking, Topic
 from collections_app.runstore import unpack_docnos
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefLease
-from preferences.plan import PrefPlan, raise_problems, sides_problems
+from preferences.plan import PrefPlan, sides_problems
 
 GOLD_FROM_RANK = 50
 
