@@ -16,7 +16,6 @@ the same (qid, docno, assessor) that differ are revisions, in file order.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from datetime import UTC, datetime
 from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.identifiers import identifier_problem
 from collections_app.importers.sources import Source
+from collections_app.importers.topics import json_records
 
 REQUIRED = ("qid", "docno", "assessor", "label")
 OPTIONAL = ("timestamp", "seconds", "comment", "gold")
@@ -138,17 +138,7 @@ def _delimited(name: str, numbered, problems: ProblemList, *, delimiter: str) ->
 
 
 def _jsonl(name: str, numbered, problems: ProblemList) -> Iterator[tuple[int, dict]]:
-    for line, text in numbered:
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except ValueError as exc:
-            problems.add(name, line, f"not a JSON object ({getattr(exc, 'msg', exc)})")
-            continue
-        if not isinstance(record, dict):
-            problems.add(name, line, "not a JSON object")
-            continue
+    for line, record in json_records(name, numbered, problems):
         if _header_problem(name, line, list(record), problems):
             continue
         yield line, record
