@@ -17,16 +17,8 @@ from rest_framework.relations import ManyRelatedField, RelatedField
 
 from campaign_core.plan_rules import LEASE_SECONDS, MAX_CROWD_BATCH, MAX_GOLD_RATE, raise_problems
 from collections_app.models import Collection, Run, Topic
+from preferences import plan
 from preferences.models import PrefCampaign
-from preferences.plan import (
-    MAX_DEPTH,
-    MAX_GOLD_MIN_ANSWERS,
-    MAX_JUDGMENTS_PER_ITEM,
-    OPTIONS,
-    PrefPlan,
-    pairs_from_rows,
-    sides_problems,
-)
 
 
 def _pairs(help_text: str) -> serializers.ListField:
@@ -50,15 +42,17 @@ class PrefCampaignCreateSerializer(serializers.Serializer):
                                                help_text="Side by side: qids also shown as gold items.")
     pairs = _pairs("Document pairs: [qid, docno A, docno B] each.")
     gold_pairs = _pairs("Document pairs: gold pairs, [qid, better docno, worse docno] each.")
-    depth = serializers.IntegerField(required=False, help_text=f"Results per panel, 1 to {MAX_DEPTH} (default 10).")
+    depth = serializers.IntegerField(required=False,
+                                     help_text=f"Results per panel, 1 to {plan.MAX_DEPTH} (default 10).")
     judgments_per_item = serializers.IntegerField(
-        required=False, help_text=f"Judgments wanted per item, 1 to {MAX_JUDGMENTS_PER_ITEM} (default 1).")
+        required=False, help_text=f"Judgments wanted per item, 1 to {plan.MAX_JUDGMENTS_PER_ITEM} (default 1).")
     seed = serializers.IntegerField(required=False, help_text="Seed of the left/right placement (default 0).")
     gold_rate = serializers.FloatField(required=False, help_text=f"Share of gold items, 0 to {MAX_GOLD_RATE}.")
     gold_accuracy_threshold = serializers.FloatField(
         required=False, help_text="Crowd workers below this share of correct gold answers are stopped (0: never).")
     gold_min_answers = serializers.IntegerField(
-        required=False, help_text=f"Gold answers before the threshold applies, 1 to {MAX_GOLD_MIN_ANSWERS} (default 3).")
+        required=False,
+        help_text=f"Gold answers before the threshold applies, 1 to {plan.MAX_GOLD_MIN_ANSWERS} (default 3).")
     lease_seconds = serializers.IntegerField(
         required=False, help_text=f"Lease length, {LEASE_SECONDS[0]} to {LEASE_SECONDS[1]} s (default 600).")
     crowd_enabled = serializers.BooleanField(required=False, help_text="Open a crowd link.")
@@ -88,7 +82,7 @@ class PrefCampaignCreateSerializer(serializers.Serializer):
         """Check what is judged, parse the pairs and build the plan; every problem lands on its field."""
         problems: dict[str, list] = {}
         try:
-            raise_problems(sides_problems(kind=attrs["kind"], run_a=attrs.get("run_a"), run_b=attrs.get("run_b"),
+            raise_problems(plan.sides_problems(kind=attrs["kind"], run_a=attrs.get("run_a"), run_b=attrs.get("run_b"),
                                           topics=attrs.get("topics") or []))
         except DjangoValidationError as error:
             problems.update(get_error_detail(error))
@@ -96,11 +90,11 @@ class PrefCampaignCreateSerializer(serializers.Serializer):
             topics = {t.qid: t for t in self.target.topics.all()}
             for option, label in (("pairs", "Pairs"), ("gold_pairs", "Gold pairs")):
                 try:
-                    attrs[option] = pairs_from_rows(attrs.get(option, []), topics, option=option, label=label)
+                    attrs[option] = plan.pairs_from_rows(attrs.get(option, []), topics, option=option, label=label)
                 except DjangoValidationError as error:
                     problems.update(get_error_detail(error))
         try:
-            attrs["plan"] = PrefPlan.of(**{name: attrs.pop(name) for name in OPTIONS if name in attrs})
+            attrs["plan"] = plan.PrefPlan.of(**{name: attrs.pop(name) for name in plan.OPTIONS if name in attrs})
         except DjangoValidationError as error:
             problems.update(get_error_detail(error))
         if problems:

@@ -103,12 +103,7 @@ def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b:
         items.append(PrefItem(campaign=campaign, topic=topic, position=len(items) + 1, a_docnos=sides[0],
                               b_docnos=sides[1], is_gold=True, left_is_a=left_is_a(seed, name, topic.qid, 1),
                               required_judgments=judgments_per_item))
-    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
-    if not items:
-        raise ValidationError("Neither run has rankings for the chosen topics.")
-    _check_gold(campaign)
-    _add_assessors(campaign, assessors)
-    return campaign
+    return _store(campaign, items, assessors=assessors, nothing="Neither run has rankings for the chosen topics.")
 
 
 @transaction.atomic
@@ -135,12 +130,7 @@ def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[
             items.append(PrefItem(campaign=campaign, topic=topic, position=len(items) + 1, a_docnos=[doc_a],
                                   b_docnos=[doc_b], is_gold=gold, required_judgments=judgments_per_item,
                                   left_is_a=left_is_a(seed, name, f"{topic.qid}\x00{doc_a}\x00{doc_b}")))
-    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
-    if not items:
-        raise ValidationError("No pairs given.")
-    _check_gold(campaign)
-    _add_assessors(campaign, assessors)
-    return campaign
+    return _store(campaign, items, assessors=assessors, nothing="No pairs given.")
 
 
 def campaign_start(*, collection: Collection, kind: str, name: str, plan: PrefPlan, user=None, assessors: Iterable = (),
@@ -159,6 +149,16 @@ def campaign_start(*, collection: Collection, kind: str, name: str, plan: PrefPl
     # sides_problems has refused a side-by-side campaign without both runs
     return side_by_side_create(collection=collection, name=name, run_a=cast(Run, run_a), run_b=cast(Run, run_b),
                                topics=topics, gold_topics=gold_topics, assessors=assessors, user=user, plan=plan)
+
+
+def _store(campaign: PrefCampaign, items: list[PrefItem], *, assessors: Iterable, nothing: str) -> PrefCampaign:
+    """Save the items (refusing a campaign with none, worded by ``nothing``), check gold, add the assessors."""
+    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{campaign.seed}")  # ids must not single out the gold items
+    if not items:
+        raise ValidationError(nothing)
+    _check_gold(campaign)
+    _add_assessors(campaign, assessors)
+    return campaign
 
 
 def _add_assessors(campaign: PrefCampaign, users: Iterable) -> None:
