@@ -13,8 +13,8 @@ from tests.conftest import PASSWORD
 
 
 @pytest.fixture
-def campaign(collection, lead, alice, bob):
-    return make_campaign(collection, lead=lead, assessors=[alice, bob], overlap="replicate", judgments_per_pair=2)
+def campaign(replicated_campaign):
+    return replicated_campaign
 
 
 def _client_for(client, user):

@@ -8,13 +8,13 @@ import pytest
 from django.urls import reverse
 
 from judging.models import Adjudication, Campaign, Item, QrelsVersion
-from tests.browser.factories import make_campaign, make_pool
+from tests.browser.factories import make_pool
 from tests.conftest import PASSWORD
 
 
 @pytest.fixture
-def campaign(collection, lead, alice, bob):
-    return make_campaign(collection, lead=lead, assessors=[alice, bob], overlap="replicate", judgments_per_pair=2)
+def campaign(replicated_campaign):
+    return replicated_campaign
 
 
 def _login(client, user):
