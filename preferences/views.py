@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaign_core import crowd_binding
 from campaign_core.crowd import CrowdRefused, has_platform_ids
-from campaign_core.crowd_forms import CrowdEntryForm
+from campaign_core.crowd_forms import CrowdEntryForm, crowd_entry_save
 from campaign_core.services import quality
 from collections_app.access import collection_for_user
 from preferences import access
@@ -301,11 +301,5 @@ def crowd_workers_download(request, campaign_id):
 def crowd_settings(request, campaign_id):
     """Change who may enter the crowd link (expected ids, caps, anonymous entry); leads only, audited."""
     campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
-    form = CrowdEntryForm.for_campaign(campaign, request.POST)
-    if form.is_valid():
-        changed = crowd.crowd_settings_update(campaign=campaign, user=request.user, **form.cleaned_data)
-        messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
-    else:
-        messages.error(request, "Crowd settings not saved: " + "; ".join(
-            f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+    crowd_entry_save(request, campaign, update=crowd.crowd_settings_update)
     return redirect("pref-campaign-results", campaign_id=campaign.pk)

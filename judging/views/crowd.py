@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaign_core import crowd_binding
 from campaign_core.crowd import CrowdRefused, has_platform_ids
-from campaign_core.crowd_forms import CrowdEntryForm
+from campaign_core.crowd_forms import crowd_entry_save
 from judging.access import lead_campaign_for_user
 from judging.models import Assessor, Campaign
 from judging.services import crowd
@@ -248,11 +247,5 @@ def crowd_workers_download(request: HttpRequest, slug: str, campaign_id: int) ->
 def crowd_settings(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
     """Change who may enter the crowd link (expected ids, caps, anonymous entry); leads only, audited."""
     campaign = lead_campaign_for_user(request.user, slug, campaign_id)
-    form = CrowdEntryForm.for_campaign(campaign, request.POST)
-    if form.is_valid():
-        changed = crowd.crowd_settings_update(campaign=campaign, user=request.user, **form.cleaned_data)
-        messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
-    else:
-        messages.error(request, "Crowd settings not saved: " + "; ".join(
-            f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()))
+    crowd_entry_save(request, campaign, update=crowd.crowd_settings_update)
     return redirect("campaign-detail", slug=slug, campaign_id=campaign.pk)

@@ -8,18 +8,12 @@ from django.urls import reverse
 
 from judging.forms import CampaignCreateForm
 from judging.models import Campaign, Item
-from tests.conftest import PASSWORD, make_collection, make_user
+from tests.conftest import logged_in, make_collection, make_user
 from tests.judging.conftest import build_gold, build_pool
 
 pytestmark = pytest.mark.django_db
 
 URL = "/api/campaigns/"
-
-
-def as_user(client, user):
-    if user is not None:
-        assert client.login(username=user.username, password=PASSWORD)
-    return client
 
 
 def create(client, body):
@@ -31,7 +25,7 @@ def body(**options):
 
 
 def test_a_lead_starts_a_campaign_and_gets_it_as_the_detail_endpoint_shows_it(client, collection, pool, lead):
-    response = create(as_user(client, lead), body(overlap="replicate", judgments_per_pair=2, order="random", seed=3))
+    response = create(logged_in(client, lead), body(overlap="replicate", judgments_per_pair=2, order="random", seed=3))
     assert response.status_code == 201, response.content
     campaign = Campaign.objects.get(name="round one")
     assert response["Location"] == reverse("api-campaign", args=[campaign.pk])
@@ -47,13 +41,13 @@ def test_a_lead_starts_a_campaign_and_gets_it_as_the_detail_endpoint_shows_it(cl
 
 
 def test_assessors_left_out_are_the_collections_assessors_as_the_form_ticks_them(client, collection, pool, lead):
-    assert create(as_user(client, lead), body()).status_code == 201
+    assert create(logged_in(client, lead), body()).status_code == 201
     campaign = Campaign.objects.get(name="round one")
     assert sorted(campaign.assessors.values_list("user__username", flat=True)) == ["alice", "bob"]
 
 
 def test_an_explicit_empty_list_starts_a_campaign_without_experts(client, collection, pool, lead):
-    assert create(as_user(client, lead), body(assessors=[], crowd_enabled=True)).status_code == 201
+    assert create(logged_in(client, lead), body(assessors=[], crowd_enabled=True)).status_code == 201
     assert not Campaign.objects.get(name="round one").assessors.exists()
 
 
@@ -84,7 +78,7 @@ def _stored(campaign: Campaign) -> tuple[dict, list, list]:
 def test_creating_through_the_api_stores_what_the_form_stores(client, collection, pool, lead, alice, bob, options):
     gold = build_gold(collection, [("401", "T1-D2", 2), ("402", "T2-D1", 0), ("403", "T3-D5", 3), ("404", "T4-D4", 1)])
     with_gold = {"gold_qrels": gold.pk} if "gold_rate" in options else {}
-    as_user(client, lead)
+    logged_in(client, lead)
     page = client.post(reverse("campaign-new", args=["demo"]), {
         **FORM_DEFAULTS, **options, **with_gold, "name": "by form", "pool": pool.pk, "assessors": [alice.pk, bob.pk]})
     assert page.status_code == 302, page.content.decode()[:2000]
@@ -116,7 +110,7 @@ def test_creating_through_the_api_stores_what_the_form_stores(client, collection
     ({"crowd_batch_size": 1001}, "crowd_batch_size", "bad_size"),
 ])
 def test_a_plan_rule_is_a_400_field_error_with_the_forms_message(client, collection, pool, lead, options, field, code):
-    response = create(as_user(client, lead), body(**options))
+    response = create(logged_in(client, lead), body(**options))
     assert response.status_code == 400
     data = response.json()
     assert data["code"] == code and list(data["errors"])[0] == field
@@ -127,7 +121,7 @@ def test_a_plan_rule_is_a_400_field_error_with_the_forms_message(client, collect
 
 
 def test_every_problem_is_reported_at_once(client, collection, pool, lead):
-    response = create(as_user(client, lead), body(split="sideways", lease_seconds=1, gold_rate=0.9))
+    response = create(logged_in(client, lead), body(split="sideways", lease_seconds=1, gold_rate=0.9))
     assert response.status_code == 400
     assert set(response.json()["errors"]) == {"split", "lease_seconds", "gold_rate", "gold_qrels"}
 
@@ -142,7 +136,7 @@ def test_every_problem_is_reported_at_once(client, collection, pool, lead):
 ])
 def test_values_that_do_not_parse_or_name_nothing_in_the_collection_are_field_errors(
         client, collection, pool, lead, mallory, options, field):
-    response = create(as_user(client, lead), body(**options))
+    response = create(logged_in(client, lead), body(**options))
     assert response.status_code == 400
     assert field in response.json()["errors"]
     assert not Campaign.objects.exists()
@@ -152,12 +146,12 @@ def test_a_pool_or_gold_qrels_of_another_collection_cannot_be_named(client, coll
     other = make_collection("other", lead=lead)
     build_pool(other, name="theirs")
     build_gold(other, [("401", "T1-D1", 1)], name="their gold")
-    response = create(as_user(client, lead), body(pool="theirs", gold_qrels="their gold", gold_rate=0.1))
+    response = create(logged_in(client, lead), body(pool="theirs", gold_qrels="their gold", gold_rate=0.1))
     assert response.status_code == 400 and set(response.json()["errors"]) == {"pool", "gold_qrels"}
 
 
 def test_the_collection_is_required(client, collection, pool, lead):
-    response = create(as_user(client, lead), {"name": "x", "pool": "pool"})
+    response = create(logged_in(client, lead), {"name": "x", "pool": "pool"})
     assert response.status_code == 400 and response.json()["errors"] == {"collection": [
         "The slug of a collection you lead is required."]}
 
@@ -168,7 +162,7 @@ def test_refusals_that_need_the_database_come_from_the_service_with_their_code(
     from collections_app.models import Pool
 
     Pool.objects.create(collection=collection, name="empty", strategy=Pool.Strategy.DEPTH)
-    assert create(as_user(client, lead), body(name="taken")).status_code == 201
+    assert create(logged_in(client, lead), body(name="taken")).status_code == 201
     response = create(client, body(name=name, pool=pool_name))
     assert response.status_code == 400 and response.json()["code"] == code
     assert Campaign.objects.count() == 1
@@ -183,7 +177,7 @@ def test_anonymous_callers_are_asked_to_authenticate(client, collection, pool):
 
 
 def test_an_assessor_of_the_collection_is_forbidden(client, collection, pool, alice):
-    response = create(as_user(client, alice), body())
+    response = create(logged_in(client, alice), body())
     assert response.status_code == 403
     assert not Campaign.objects.exists()
 
@@ -191,13 +185,13 @@ def test_an_assessor_of_the_collection_is_forbidden(client, collection, pool, al
 def test_an_outsider_and_another_collections_lead_see_no_such_collection(client, collection, pool, mallory):
     make_collection("theirs", lead=mallory)
     for slug in ("demo", "nowhere"):
-        response = create(as_user(client, mallory), body(collection=slug))
+        response = create(logged_in(client, mallory), body(collection=slug))
         assert response.status_code == 404 and response.json()["code"] == "not_found"
     assert not Campaign.objects.exists()
 
 
 def test_the_outsider_learns_nothing_from_field_errors(client, collection, pool, mallory):
-    response = create(as_user(client, mallory), body(split="sideways", pool="nothing"))
+    response = create(logged_in(client, mallory), body(split="sideways", pool="nothing"))
     assert response.status_code == 404 and "errors" not in response.json()
 
 
@@ -215,7 +209,7 @@ def test_a_second_lead_added_to_the_collection_may_start_one_too(client, collect
 
     other_lead = make_user("carol")
     Membership.objects.create(collection=collection, user=other_lead, role=Membership.Role.LEAD)
-    assert create(as_user(client, other_lead), body()).status_code == 201
+    assert create(logged_in(client, other_lead), body()).status_code == 201
 
 
 def test_the_schema_describes_the_request_and_the_201_response():
