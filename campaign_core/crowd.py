@@ -42,6 +42,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Model
 from django.utils import timezone
 
+from campaign_core.services.audit import audit_entries, audit_messages
 from qrelsmith.csv_cells import csv_cell
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -380,6 +381,17 @@ def crowd_workers_rows(*, kind: CrowdKind, campaign) -> list[dict]:
             "blocked_reason": worker.blocked_reason,
         })
     return rows
+
+
+def crowd_workers_csv(*, kind: CrowdKind, campaign) -> str:
+    """Return the lead's CSV of crowd workers: platform id, code, judged, gold accuracy, status."""
+    return rows_to_csv(crowd_workers_rows(kind=kind, campaign=campaign))
+
+
+def crowd_refusals(*, campaign, limit: int = 20) -> list[dict]:
+    """Return the campaign's latest refused crowd entries, newest first: when, which rule, which id, which address."""
+    entries = audit_entries(campaign=campaign, kinds=[AUDIT_KIND])[:limit]
+    return [{"at": entry.action_time, **data} for entry, data in audit_messages(entries, [AUDIT_KIND])]
 
 
 def rows_to_csv(rows: Iterable[dict], columns: Iterable[str] = EXPORT_COLUMNS) -> str:

@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 
-from collections_app.access import role_in
+from collections_app.access import collection_for_user, role_in
 from collections_app.models import Membership
 from judging.models import Assessor, Campaign
 
@@ -43,6 +43,19 @@ def campaign_for_user(user, campaign_id: int, *, lead_only: bool = False) -> Cam
         raise Http404("No such campaign.")
     if lead_only and role != Membership.Role.LEAD:
         raise PermissionDenied("Only a lead of this collection may do this.")
+    return campaign
+
+
+def lead_campaign_for_user(user, slug: str, campaign_id: int) -> Campaign:
+    """Return the campaign for a lead of the collection named in the URL (lead pages' URLs carry both).
+
+    Raises Http404 for outsiders and for a campaign of another collection than ``slug`` (so a
+    lead of two collections cannot mix their URLs), PermissionDenied for a member who is not a lead.
+    """
+    collection = collection_for_user(user, slug, lead_only=True)
+    campaign = campaign_for_user(user, campaign_id, lead_only=True)
+    if campaign.collection_id != collection.pk:
+        raise Http404("No such campaign.")
     return campaign
 
 

@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.http.response import HttpResponseBase
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -28,9 +29,10 @@ from judging.access import NotAssessor, assessor_for_user, campaign_for_user, ca
 from judging.dashboard.choices import choice
 from judging.dashboard.selectors import campaign_dashboard, forget_stamp
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
+from judging.plan_serializer import CampaignCreateSerializer
 from judging.refusals import REFUSAL_STATUS
 from judging.services.allocation import item_next
-from judging.services.campaigns import campaign_set_status
+from judging.services.campaigns import campaign_create, campaign_set_status
 from judging.services.exports import judgments_lines
 from judging.services.imported import judgments_import
 from judging.services.judgments import judgment_previous, judgment_submit
@@ -83,7 +85,7 @@ def _scale(assessor) -> list:
 
 
 class CampaignList(APIView):
-    """List my campaigns: the active ones I judge in, and every campaign of collections I lead."""
+    """List my campaigns: the active ones I judge in, and every campaign of collections I lead; start one."""
 
     @extend_schema(responses=serializers.CampaignSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -100,6 +102,33 @@ class CampaignList(APIView):
                 seen.add(campaign.pk)
                 campaigns.append(campaign)
         return Response(serializers.CampaignSerializer(campaigns, many=True, context={"roles": roles}).data)
+
+    @extend_schema(request=CampaignCreateSerializer, responses={201: serializers.CampaignSerializer})
+    def post(self, request: Request) -> Response:
+        """Start a campaign over a pool of a collection I lead, with the lead's form's options.
+
+        The collection comes first: outsiders get 404 and its assessors 403 before any field is
+        looked at. Problems with the options are 400 field errors with the plan's messages;
+        refusals that need the database (a taken name, an empty pool) are 400 with their code.
+        """
+        slug = request.data.get("collection") if isinstance(request.data, dict) else None
+        if not isinstance(slug, str) or not slug:
+            raise exceptions.ValidationError({"collection": [exceptions.ErrorDetail(
+                "The slug of a collection you lead is required.", code="required")]})
+        try:
+            collection = collection_for_user(request.user, slug, lead_only=True)
+        except Http404:
+            raise exceptions.NotFound("No such collection.") from None
+        except DjangoPermissionDenied as exc:
+            raise exceptions.PermissionDenied(str(exc)) from None
+        data = CampaignCreateSerializer(data=request.data, collection=collection)
+        data.is_valid(raise_exception=True)
+        options = data.validated_data
+        campaign = campaign_create(collection=collection, pool=options["pool"], name=options["name"],
+                                   created_by=request.user, assessors=options["assessors"], plan=options["plan"])
+        body = serializers.CampaignSerializer(campaign, context={"roles": {campaign.pk: "lead"}}).data
+        return Response(body, status=status.HTTP_201_CREATED,
+                        headers={"Location": reverse("api-campaign", args=[campaign.pk])})
 
 
 class CampaignDetail(CampaignScoped, APIView):

@@ -5,35 +5,49 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
+from campaign_core.plan_rules import LEASE_SECONDS, MAX_CROWD_BATCH, MAX_GOLD_RATE, number_input
 from collections_app.models import Membership, Pool, QrelsSet
 from judging.models import Campaign, QrelsVersion
-from judging.plan import FLAT_NAMES, CampaignPlan
+from judging.plan import FLAT_NAMES, MAX_JUDGMENTS_PER_PAIR, CampaignPlan
+
+
+class PlanChoiceField(forms.ChoiceField):
+    """A select whose value the campaign plan checks (so the form and the API give the same message)."""
+
+    def valid_value(self, value) -> bool:
+        return True
 
 
 class CampaignCreateForm(forms.Form):
-    """Start a campaign from a pool: who judges, how work is split and overlapped, gold and crowd."""
+    """Start a campaign from a pool: who judges, how work is split and overlapped, gold and crowd.
+
+    The fields parse types and look up the collection's pool, qrels and members; every rule about
+    the values (ranges, combinations) is the ``CampaignPlan``'s, whose problems land on their fields.
+    """
 
     name = forms.CharField(max_length=200)
     pool = forms.ModelChoiceField(queryset=Pool.objects.none())
     assessors = forms.ModelMultipleChoiceField(
         queryset=get_user_model().objects.none(), required=False, widget=forms.CheckboxSelectMultiple
     )
-    split = forms.ChoiceField(choices=Campaign.Split.choices, initial=Campaign.Split.SHARED_QUEUE)
-    overlap = forms.ChoiceField(choices=Campaign.Overlap.choices, initial=Campaign.Overlap.NONE)
-    judgments_per_pair = forms.IntegerField(min_value=1, max_value=20, initial=1, label="r (judgments per pair)")
-    overlap_fraction = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0, label="Fraction judged twice")
-    calibration_size = forms.IntegerField(min_value=0, initial=0, label="Calibration pairs (judged by everyone)")
-    order = forms.ChoiceField(
+    split = PlanChoiceField(choices=Campaign.Split.choices, initial=Campaign.Split.SHARED_QUEUE)
+    overlap = PlanChoiceField(choices=Campaign.Overlap.choices, initial=Campaign.Overlap.NONE)
+    judgments_per_pair = forms.IntegerField(initial=1, label="r (judgments per pair)",
+                                            widget=number_input(1, MAX_JUDGMENTS_PER_PAIR))
+    overlap_fraction = forms.FloatField(initial=0.0, label="Fraction judged twice", widget=number_input(0, 1))
+    calibration_size = forms.IntegerField(initial=0, label="Calibration pairs (judged by everyone)",
+                                          widget=number_input(0))
+    order = PlanChoiceField(
         choices=Campaign.Order.choices, initial=Campaign.Order.POOL,
         help_text="Adaptive orders re-rank each topic's remaining pairs after every judgment; topics keep their order.",
     )
     seed = forms.IntegerField(initial=0)
-    lease_seconds = forms.IntegerField(min_value=30, max_value=24 * 3600, initial=600, label="Lease length (seconds)")
+    lease_seconds = forms.IntegerField(initial=600, label="Lease length (seconds)", widget=number_input(*LEASE_SECONDS))
     gold_qrels = forms.ModelChoiceField(queryset=QrelsSet.objects.none(), required=False, label="Gold qrels")
-    gold_rate = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0)
-    gold_accuracy_threshold = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0)
+    gold_rate = forms.FloatField(initial=0.0, widget=number_input(0, MAX_GOLD_RATE))
+    gold_accuracy_threshold = forms.FloatField(initial=0.0, widget=number_input(0, 1))
     crowd_enabled = forms.BooleanField(required=False, label="Open a crowd batch link")
-    crowd_batch_size = forms.IntegerField(min_value=1, max_value=1000, initial=20)
+    crowd_batch_size = forms.IntegerField(initial=20, widget=number_input(1, MAX_CROWD_BATCH))
     crowd_instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
     crowd_completion_code = forms.CharField(
         max_length=100, required=False, label="Platform completion code (Prolific study code)",
@@ -52,15 +66,16 @@ class CampaignCreateForm(forms.Form):
         )
 
     def clean(self) -> dict:
-        """Build the campaign plan once from the options (its rules name what is wrong)."""
+        """Build the campaign plan once from the options; its problems go to the fields they are about."""
         data = super().clean() or {}
         own = [name for name in FLAT_NAMES if name in self.fields]  # crowd entry settings have their own form
         options = {name: data[name] for name in own if name in data}
-        if len(options) == len(own):  # every option parsed: check the combination
+        if len(options) == len(own):  # every option parsed: check the values and their combination
             try:
                 self.campaign_plan = CampaignPlan.of(**options)
             except ValidationError as error:
-                raise forms.ValidationError(error.error_list) from None
+                for option, problems in error.error_dict.items():
+                    self.add_error(option if option in self.fields else None, problems)
         return data
 
 

@@ -1,10 +1,12 @@
 """How a relevance campaign lays out its work, as one value validated once: a ``CampaignPlan``.
 
-The lead's form builds it (``CampaignCreateForm.plan``), scripts and tests build it with
-:meth:`CampaignPlan.of` from the same flat option names, and ``campaign_create`` takes it as
-it is: a plan that exists has passed every rule that does not need the database, so the
-service only checks what does (the pool's and the gold qrels' collection, the assessors'
-membership, the name). Its parts are the decisions a lead makes, each in one place:
+The lead's form (``CampaignCreateForm.campaign_plan``), the API's serializer
+(``judging.plan_serializer``), scripts and tests all build it with :meth:`CampaignPlan.of` from
+the same flat option names, and ``campaign_create`` takes it as it is: a plan that exists has
+passed every rule that does not need the database, so the service only checks what does (the
+pool's and the gold qrels' collection, the assessors' membership, the name). The form and the
+serializer only parse types; ranges and combinations are checked here, once, and each problem
+names the option it is about. Its parts are the decisions a lead makes, each in one place:
 
 - ``work``: split (shared queue or by topic) and overlap (none, replicate r, a fraction judged
   twice, a calibration set judged by everyone);
@@ -18,12 +20,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.exceptions import ValidationError
-
+from campaign_core.plan_rules import (
+    MAX_INT,
+    Problem,
+    crowd_problems,
+    gold_problems,
+    order_problems,
+    problem,
+    raise_problems,
+)
 from judging.models import Campaign
 
+# The limits a lead may choose, enforced here only: the form and the API parse types and leave
+# every rule to the plan (they read these numbers for the browser's hints and the API schema).
+# The limits both campaign kinds share (lease, gold rate, crowd batch) are campaign_core's.
+MAX_JUDGMENTS_PER_PAIR = 20
+# Raising an existing campaign's required judgments (``items_send_to_more_assessors``) stops here.
 MAX_REPLICATION = 50
-MIN_LEASE_SECONDS = 10
 
 
 @dataclass(frozen=True)
@@ -36,19 +49,20 @@ class WorkPlan:
     overlap_fraction: float = 0.0
     calibration_size: int = 0
 
-    def errors(self) -> list[ValidationError]:
+    def errors(self) -> list[Problem]:
         found = []
         if self.split not in Campaign.Split.values:
-            found.append(ValidationError(f"Unknown split {self.split!r}.", code="bad_split"))
+            found.append(problem("split", f"Unknown split {self.split!r}.", "bad_split"))
         if self.overlap not in Campaign.Overlap.values:
-            found.append(ValidationError(f"Unknown overlap {self.overlap!r}.", code="bad_overlap"))
-        if not 1 <= self.judgments_per_pair <= MAX_REPLICATION:
-            found.append(ValidationError(f"Judgments per pair must be between 1 and {MAX_REPLICATION}.",
-                                         code="bad_overlap"))
+            found.append(problem("overlap", f"Unknown overlap {self.overlap!r}.", "bad_overlap"))
+        if not 1 <= self.judgments_per_pair <= MAX_JUDGMENTS_PER_PAIR:
+            found.append(problem("judgments_per_pair",
+                                 f"Judgments per pair must be between 1 and {MAX_JUDGMENTS_PER_PAIR}.", "bad_overlap"))
         if not 0.0 <= self.overlap_fraction <= 1.0:
-            found.append(ValidationError("The fraction judged twice must lie in [0, 1].", code="bad_fraction"))
-        if self.calibration_size < 0:
-            found.append(ValidationError("The calibration size cannot be negative.", code="bad_size"))
+            found.append(problem("overlap_fraction", "The fraction judged twice must lie in [0, 1].", "bad_fraction"))
+        if not 0 <= self.calibration_size <= MAX_INT:
+            found.append(problem("calibration_size", f"The calibration size must be between 0 and {MAX_INT}.",
+                                 "bad_size"))
         return found
 
 
@@ -60,12 +74,11 @@ class OrderPlan:
     seed: int = 0
     lease_seconds: int = 600
 
-    def errors(self) -> list[ValidationError]:
+    def errors(self) -> list[Problem]:
         found = []
         if self.order not in Campaign.Order.values:
-            found.append(ValidationError(f"Unknown order {self.order!r}.", code="bad_order"))
-        if self.lease_seconds < MIN_LEASE_SECONDS:
-            found.append(ValidationError(f"Leases last at least {MIN_LEASE_SECONDS} s.", code="bad_size"))
+            found.append(problem("order", f"Unknown order {self.order!r}.", "bad_order"))
+        found.extend(order_problems(seed=self.seed, lease_seconds=self.lease_seconds))
         return found
 
 
@@ -77,14 +90,10 @@ class GoldPlan:
     rate: float = 0.0
     accuracy_threshold: float = 0.0
 
-    def errors(self) -> list[ValidationError]:
-        found = []
-        if not 0.0 <= self.rate <= 0.5:
-            found.append(ValidationError("The gold rate must lie in [0, 0.5].", code="bad_fraction"))
-        if not 0.0 <= self.accuracy_threshold <= 1.0:
-            found.append(ValidationError("The gold accuracy threshold must lie in [0, 1].", code="bad_fraction"))
+    def errors(self) -> list[Problem]:
+        found = gold_problems(rate=self.rate, accuracy_threshold=self.accuracy_threshold)
         if self.rate > 0 and self.qrels is None:
-            found.append(ValidationError("A gold rate needs gold qrels.", code="bad_gold"))
+            found.append(problem("gold_qrels", "A gold rate needs gold qrels.", "bad_gold"))
         return found
 
 
@@ -104,13 +113,9 @@ class CrowdPlan:
     max_new_per_ip_hour: int = 5
     anonymous_allowed: bool = False
 
-    def errors(self) -> list[ValidationError]:
-        found = []
-        if self.batch_size < 1:
-            found.append(ValidationError("A crowd batch holds at least one pair.", code="bad_size"))
-        if self.max_workers < 0 or self.max_new_per_ip_hour < 0:
-            found.append(ValidationError("Crowd caps cannot be negative (0 means no limit).", code="bad_size"))
-        return found
+    def errors(self) -> list[Problem]:
+        return crowd_problems(batch_size=self.batch_size, max_workers=self.max_workers,
+                              max_new_per_ip_hour=self.max_new_per_ip_hour, unit="pairs")
 
 
 # The flat option names (the form's fields, the model's columns) → (part, field of the part).
@@ -131,7 +136,12 @@ FLAT_NAMES = {
 
 @dataclass(frozen=True)
 class CampaignPlan:
-    """A relevance campaign's layout, valid by construction (raises ValidationError listing every problem)."""
+    """A relevance campaign's layout, valid by construction.
+
+    A plan that breaks a rule is never made: construction raises one ValidationError whose
+    ``error_dict`` lists every problem under the flat option name it is about (``gold_rate``,
+    ``lease_seconds``...), so the form and the API can show each message beside its input.
+    """
 
     work: WorkPlan = field(default_factory=WorkPlan)
     order: OrderPlan = field(default_factory=OrderPlan)
@@ -139,9 +149,7 @@ class CampaignPlan:
     crowd: CrowdPlan = field(default_factory=CrowdPlan)
 
     def __post_init__(self) -> None:
-        problems = self.work.errors() + self.order.errors() + self.gold.errors() + self.crowd.errors()
-        if problems:
-            raise ValidationError(problems)
+        raise_problems(self.work.errors() + self.order.errors() + self.gold.errors() + self.crowd.errors())
 
     @classmethod
     def of(cls, **options: Any) -> CampaignPlan:

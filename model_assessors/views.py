@@ -9,13 +9,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from collections_app.access import collection_for_user
 from evaluation.leaderboard import COLUMNS
-from judging.access import campaign_for_user
+from judging.access import lead_campaign_for_user
 from judging.models import Campaign
 from model_assessors import prompts, report, selectors
 from model_assessors.forms import JudgeForm, PromptForm
@@ -25,17 +24,13 @@ from model_assessors.services import judges, runs, uncertainty
 STABILITY_MEASURES = [(name, heading) for _, name, heading in COLUMNS if name != "judged_10"]
 
 
-def _campaign(request: HttpRequest, slug: str, campaign_id: int) -> Campaign:
-    collection = collection_for_user(request.user, slug, lead_only=True)
-    campaign = campaign_for_user(request.user, campaign_id, lead_only=True)
-    if campaign.collection_id != collection.pk:
-        raise Http404("No such campaign.")
-    return campaign
-
-
 def _judge(campaign: Campaign, judge_id: int) -> ModelJudge:
     return get_object_or_404(ModelJudge.objects.select_related("campaign__collection", "assessor"),
                              pk=judge_id, campaign=campaign)
+
+
+def _run(campaign: Campaign, run_id: int) -> ModelRun:
+    return get_object_or_404(ModelRun, pk=run_id, judge__campaign=campaign)
 
 
 def _refused(request: HttpRequest, error: ValidationError) -> None:
@@ -45,7 +40,7 @@ def _refused(request: HttpRequest, error: ValidationError) -> None:
 @login_required
 def judges_page(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
     """List the campaign's model judges with their latest run; add a judge."""
-    campaign = _campaign(request, slug, campaign_id)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
     form = JudgeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -68,7 +63,7 @@ def judges_page(request: HttpRequest, slug: str, campaign_id: int) -> HttpRespon
 @login_required
 def judge_page(request: HttpRequest, slug: str, campaign_id: int, judge_id: int) -> HttpResponse:
     """Show a judge's configuration, its prompt (editable, versioned) and its latest calls."""
-    campaign = _campaign(request, slug, campaign_id)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
     judge = _judge(campaign, judge_id)
     current = judge.current_prompt()
     config = JudgeForm(instance=judge, editing=True)
@@ -110,7 +105,7 @@ def judge_page(request: HttpRequest, slug: str, campaign_id: int, judge_id: int)
 @require_POST
 def run_start_view(request: HttpRequest, slug: str, campaign_id: int, judge_id: int) -> HttpResponse:
     """Start (or, with resume=1, restart after a stopped worker) a judging run of the judge."""
-    campaign = _campaign(request, slug, campaign_id)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
     judge = _judge(campaign, judge_id)
     try:
         run = runs.run_start(judge=judge, user=request.user, resume=request.POST.get("resume") == "1")
@@ -125,8 +120,8 @@ def run_start_view(request: HttpRequest, slug: str, campaign_id: int, judge_id: 
 @require_POST
 def run_cancel_view(request: HttpRequest, slug: str, campaign_id: int, run_id: int) -> HttpResponse:
     """Ask a live run to stop after its current batch."""
-    campaign = _campaign(request, slug, campaign_id)
-    run = get_object_or_404(ModelRun, pk=run_id, judge__campaign=campaign)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
+    run = _run(campaign, run_id)
     if runs.run_cancel(run=run):
         messages.success(request, f"Run {run.pk} cancelled; the pairs it answered keep their labels.")
     return redirect("model-judges", slug, campaign.pk)
@@ -136,8 +131,8 @@ def run_cancel_view(request: HttpRequest, slug: str, campaign_id: int, run_id: i
 @require_GET
 def run_progress(request: HttpRequest, slug: str, campaign_id: int, run_id: int) -> JsonResponse:
     """Return a run's status and progress, for the progress bars."""
-    campaign = _campaign(request, slug, campaign_id)
-    run = get_object_or_404(ModelRun, pk=run_id, judge__campaign=campaign)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
+    run = _run(campaign, run_id)
     return JsonResponse(run_payload(run))
 
 
@@ -154,7 +149,7 @@ def run_payload(run: ModelRun) -> dict:
 @require_POST
 def order_by_uncertainty(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
     """Order the humans' remaining work by model uncertainty (``reset=1``: back to the campaign's order)."""
-    campaign = _campaign(request, slug, campaign_id)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
     try:
         if request.POST.get("reset") == "1":
             uncertainty.priorities_reset(campaign=campaign)
@@ -171,7 +166,7 @@ def order_by_uncertainty(request: HttpRequest, slug: str, campaign_id: int) -> H
 @require_GET
 def calibration_page(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
     """Compare each model judge with the humans: κ per assessor and topic, confusion, planner, ranking stability."""
-    campaign = _campaign(request, slug, campaign_id)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
     measure = request.GET.get("measure", "map")
     if measure not in dict(STABILITY_MEASURES):
         measure = "map"

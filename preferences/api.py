@@ -1,17 +1,19 @@
-"""Preference API: campaign list for a collection and a campaign's results (leads only)."""
+"""Preference API: a collection's campaigns (list, start one), a campaign's results and status (leads only)."""
 from __future__ import annotations
 
 from dataclasses import asdict
 
 from django.db.models import Count
 from drf_spectacular.utils import extend_schema
+from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from collections_app.access import collection_for_user
 from preferences import access, serializers
-from preferences.services.campaigns import campaign_set_status
+from preferences.plan_serializer import PrefCampaignCreateSerializer
+from preferences.services.campaigns import campaign_set_status, campaign_start
 from preferences.services.results import campaign_results
 
 
@@ -19,16 +21,32 @@ def _tally(t) -> dict:
     return {**asdict(t), "n": t.n}
 
 
+def _summary(campaign, items: int) -> dict:
+    return {"id": campaign.pk, "name": campaign.name, "kind": campaign.kind, "status": campaign.status, "items": items}
+
+
 class CampaignListAPI(APIView):
+    """List a collection's preference campaigns, or start one with the lead's form's options (leads only)."""
+
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses=serializers.CampaignSummarySerializer(many=True))
     def get(self, request, slug):
         collection = collection_for_user(request.user, slug, lead_only=True)
         campaigns = collection.pref_campaigns.annotate(n_items=Count("items"))
-        return Response(serializers.CampaignSummarySerializer(
-            [{"id": c.pk, "name": c.name, "kind": c.kind, "status": c.status, "items": c.n_items} for c in campaigns],
-            many=True).data)
+        return Response(serializers.CampaignSummarySerializer([_summary(c, c.n_items) for c in campaigns],
+                                                              many=True).data)
+
+    @extend_schema(request=PrefCampaignCreateSerializer, responses={201: serializers.CampaignSummarySerializer})
+    def post(self, request, slug):
+        """Start a campaign: outsiders get 404 and assessors 403 before any field is looked at; problems
+        with what is judged or the options are 400 field errors with the form's messages."""
+        collection = collection_for_user(request.user, slug, lead_only=True)
+        data = PrefCampaignCreateSerializer(data=request.data, collection=collection)
+        data.is_valid(raise_exception=True)
+        campaign = campaign_start(collection=collection, user=request.user, **data.validated_data)
+        return Response(serializers.CampaignSummarySerializer(_summary(campaign, campaign.items.count())).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class ResultsAPI(APIView):

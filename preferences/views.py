@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaign_core import crowd_binding
 from campaign_core.crowd import CrowdRefused, has_platform_ids
-from campaign_core.crowd_forms import CrowdEntryForm
+from campaign_core.crowd_forms import CrowdEntryForm, crowd_entry_save
 from campaign_core.services import quality
 from collections_app.access import collection_for_user
 from preferences import access
@@ -21,10 +21,7 @@ from preferences.forms import CampaignForm
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment
 from preferences.panels import item_view
 from preferences.services import allocation, crowd, export, judgments, results
-from preferences.services.campaigns import campaign_set_status, doc_pair_create, side_by_side_create
-
-OPTIONS = ("gold_rate", "gold_accuracy_threshold", "gold_min_answers", "lease_seconds", "crowd_enabled",
-           "crowd_batch_size", "crowd_completion_code", "crowd_completion_url")
+from preferences.services.campaigns import campaign_set_status, campaign_start
 
 
 @login_required
@@ -41,15 +38,11 @@ def campaign_new(request, slug):
     form = CampaignForm(request.POST or None, collection=collection)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        common = dict(collection=collection, name=d["name"], judgments_per_item=d["judgments_per_item"],
-                      seed=d["seed"], assessors=d["assessors"], user=request.user,
-                      **{k: d[k] for k in OPTIONS})
         try:
-            if d["kind"] == PrefCampaign.Kind.SIDE_BY_SIDE:
-                campaign = side_by_side_create(run_a=d["run_a"], run_b=d["run_b"], topics=d["topics"],
-                                               gold_topics=d["gold_topics"], depth=d["depth"], **common)
-            else:
-                campaign = doc_pair_create(pairs=d["pair_list"], gold_pairs=d["gold_pair_list"], **common)
+            campaign = campaign_start(collection=collection, user=request.user, kind=d["kind"], name=d["name"],
+                                      plan=d["plan"], assessors=d["assessors"], run_a=d["run_a"], run_b=d["run_b"],
+                                      topics=d["topics"], gold_topics=d["gold_topics"],
+                                      pairs=d.get("pair_list", []), gold_pairs=d.get("gold_pair_list", []))
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
@@ -308,11 +301,5 @@ def crowd_workers_download(request, campaign_id):
 def crowd_settings(request, campaign_id):
     """Change who may enter the crowd link (expected ids, caps, anonymous entry); leads only, audited."""
     campaign = access.campaign_for_user(request.user, campaign_id, lead_only=True)
-    form = CrowdEntryForm.for_campaign(campaign, request.POST)
-    if form.is_valid():
-        changed = crowd.crowd_settings_update(campaign=campaign, user=request.user, **form.cleaned_data)
-        messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
-    else:
-        messages.error(request, "Crowd settings not saved: " + "; ".join(
-            f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+    crowd_entry_save(request, campaign, update=crowd.crowd_settings_update)
     return redirect("pref-campaign-results", campaign_id=campaign.pk)

@@ -216,6 +216,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # A campaign's order is read (the campaign) and written (POST /api/campaigns/): one enum for both.
+    "ENUM_NAME_OVERRIDES": {"CampaignOrderEnum": "judging.models.Campaign.Order"},
 }
 
 # Background work (large imports, big pools) goes through Django's tasks API.

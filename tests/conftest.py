@@ -38,6 +38,13 @@ def _empty_cache():
     cache.clear()
 
 
+def logged_in(client, user):
+    """Return the test client logged in as ``user`` (left anonymous for None)."""
+    if user is not None:
+        assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
 def make_user(username: str, **extra):
     return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
 

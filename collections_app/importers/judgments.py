@@ -16,7 +16,6 @@ the same (qid, docno, assessor) that differ are revisions, in file order.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from datetime import UTC, datetime
 from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.identifiers import identifier_problem
 from collections_app.importers.sources import Source
+from collections_app.importers.topics import json_records, peek_format
 
 REQUIRED = ("qid", "docno", "assessor", "label")
 OPTIONAL = ("timestamp", "seconds", "comment", "gold")
@@ -63,19 +63,7 @@ def detect_judgments_format(name: str, first_line: str) -> str:
 def parse_judgments(source: Source, *, topics: dict[str, int], grades: Iterable[int], problems: ProblemList,
                     format: str | None = None) -> list[JudgmentRow]:
     """Return the file's rows in file order; every problem found goes to ``problems``."""
-    if format is not None and format not in FORMATS:
-        raise fail(source.name, None, f"unknown format {format!r} (choose from {', '.join(FORMATS)})",
-                   code="bad_format")
-    lines = source.text_lines()
-    head: list[tuple[int, str]] = []
-    for item in lines:
-        head.append(item)
-        if item[1].strip():
-            break
-    if not any(text.strip() for _, text in head):
-        raise fail(source.name, None, "the file is empty", code="empty_file")
-    kind = format or detect_judgments_format(source.name, head[-1][1])
-    numbered = _chain(head, lines)
+    kind, numbered = peek_format(source, format, formats=FORMATS, detect=detect_judgments_format)
     checker = _RowChecker(source.name, topics=topics, grades=set(grades), problems=problems)
     records = _jsonl(source.name, numbered, problems) if kind == "jsonl" else _delimited(
         source.name, numbered, problems, delimiter="\t" if kind == "tsv" else ",")
@@ -83,11 +71,6 @@ def parse_judgments(source: Source, *, topics: dict[str, int], grades: Iterable[
     if not rows and not problems:
         raise fail(source.name, None, "the file has no judgments", code="empty_file")
     return rows
-
-
-def _chain(head, rest) -> Iterator[tuple[int, str]]:
-    yield from head
-    yield from rest
 
 
 def _header_problem(name: str, line: int, columns: list[str], problems: ProblemList) -> bool:
@@ -138,17 +121,7 @@ def _delimited(name: str, numbered, problems: ProblemList, *, delimiter: str) ->
 
 
 def _jsonl(name: str, numbered, problems: ProblemList) -> Iterator[tuple[int, dict]]:
-    for line, text in numbered:
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except ValueError as exc:
-            problems.add(name, line, f"not a JSON object ({getattr(exc, 'msg', exc)})")
-            continue
-        if not isinstance(record, dict):
-            problems.add(name, line, "not a JSON object")
-            continue
+    for line, record in json_records(name, numbered, problems):
         if _header_problem(name, line, list(record), problems):
             continue
         yield line, record

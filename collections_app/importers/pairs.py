@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.identifiers import identifier_problem
+from collections_app.importers.pair_gate import PairGate
 from collections_app.importers.sources import Source
 
 KINDS = {2: "qid docno", 3: "qid docno order", 4: "qid iter docno rel (qrels; labels ignored)"}
@@ -32,8 +33,8 @@ def parse_pairs(source: Source, *, topics: dict[str, int], problems: ProblemList
     """Return the pairs in judging order (the order column when given, else file order)."""
     name = source.name
     pairs: list[PairLine] = []
-    seen: dict[tuple[str, str], int] = {}
-    unknown: set[str] = set()
+    gate = PairGate(name, topics=topics, problems=problems, again="pair {qid} {docno} appears again (first on line {first})",
+                    again_code="duplicate_pair")
     width: tuple[int, int] | None = None  # (columns, first line) of the file's kind of line
     for line_no, line in source.text_lines():
         if not line.strip() or line.startswith("#"):
@@ -63,15 +64,7 @@ def parse_pairs(source: Source, *, topics: dict[str, int], problems: ProblemList
         if reason:
             problems.add(name, line_no, reason)
             continue
-        if qid not in topics:
-            if qid not in unknown:
-                unknown.add(qid)
-                problems.add(name, line_no, f"unknown topic {qid!r}", code="unknown_topic")
-            continue
-        first = seen.setdefault((qid, docno), line_no)
-        if first != line_no:
-            problems.add(name, line_no, f"pair {qid} {docno} appears again (first on line {first})",
-                         code="duplicate_pair")
+        if not gate.admit(line_no, qid, docno):
             continue
         pairs.append(PairLine(line_no, qid, docno, order))
     if not pairs and not problems:

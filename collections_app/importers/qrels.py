@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.identifiers import identifier_problem
+from collections_app.importers.pair_gate import PairGate
 from collections_app.importers.sources import Source
 
 # QrelsEntry.grade is a 32-bit integer column in every database we support.
@@ -32,8 +33,9 @@ def parse_qrels(source: Source, *, topics: dict[str, int], problems: ProblemList
     """
     name = source.name
     entries: list[QrelsLine] = []
-    seen: dict[tuple[str, str], int] = {}
-    unknown: set[str] = set()
+    gate = PairGate(name, topics=topics, problems=problems,
+                    again="topic {qid!r} judges docno {docno!r} again (first on line {first})",
+                    again_code="duplicate_judgment")
     off_scale: list[int] = []
     off_scale_count = 0
     lines = 0
@@ -63,18 +65,9 @@ def parse_qrels(source: Source, *, topics: dict[str, int], problems: ProblemList
             off_scale_count += 1
             if len(off_scale) < OFF_SCALE_LINES_SHOWN:
                 off_scale.append(line_no)
-        topic_id = topics.get(qid)
-        if topic_id is None:
-            if qid not in unknown:
-                unknown.add(qid)
-                problems.add(name, line_no, f"unknown topic {qid!r}", code="unknown_topic")
+        if not gate.admit(line_no, qid, docno):
             continue
-        first = seen.setdefault((qid, docno), line_no)
-        if first != line_no:
-            problems.add(name, line_no, f"topic {qid!r} judges docno {docno!r} again (first on line {first})",
-                         code="duplicate_judgment")
-            continue
-        entries.append(QrelsLine(topic_id, iteration, docno, grade))
+        entries.append(QrelsLine(topics[qid], iteration, docno, grade))
         if progress is not None and lines % 50_000 == 0:
             progress(source.consumed)
     if lines == 0 and not problems:

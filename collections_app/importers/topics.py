@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -29,11 +29,16 @@ class ParsedTopic:
     metadata: dict = field(default_factory=dict)
 
 
-def peek_format(source: Source, format: str | None) -> tuple[str, Iterator[tuple[int, str]]]:
-    """Return the format (given or detected) and the file's numbered lines, none consumed."""
+def peek_format(source: Source, format: str | None, *, formats: Sequence[str] = FORMATS,
+                detect: Callable[[str, str], str] | None = None) -> tuple[str, Iterator[tuple[int, str]]]:
+    """Return the format (given, or detected from the name and first non-blank line) and the file's numbered lines.
+
+    No line is consumed. ``formats`` and ``detect`` default to the topic files'; the other
+    importers pass their own. Refuses an unknown format and a file with nothing but blank lines.
+    """
     lines = source.text_lines()
-    if format is not None and format not in FORMATS:
-        raise fail(source.name, None, f"unknown format {format!r} (choose from {', '.join(FORMATS)})", code="bad_format")
+    if format is not None and format not in formats:
+        raise fail(source.name, None, f"unknown format {format!r} (choose from {', '.join(formats)})", code="bad_format")
     head: list[tuple[int, str]] = []
     for item in lines:
         head.append(item)
@@ -41,7 +46,7 @@ def peek_format(source: Source, format: str | None) -> tuple[str, Iterator[tuple
             break
     if not any(text.strip() for _, text in head):
         raise fail(source.name, None, "the file is empty", code="empty_file")
-    return format or detect_format(source.name, head[-1][1]), chain(head, lines)
+    return format or (detect or detect_format)(source.name, head[-1][1]), chain(head, lines)
 
 
 def parse_topics(source: Source, *, format: str | None, problems: ProblemList) -> list[ParsedTopic]:

@@ -30,6 +30,7 @@ from django.db import transaction
 
 from collections_app.importers.errors import ProblemList, fail
 from collections_app.importers.identifiers import identifier_problem
+from collections_app.importers.pair_gate import PairGate
 from collections_app.importers.summary import ImportSummary
 from collections_app.models import Collection, Document, QrelsEntry, QrelsSet, Topic
 
@@ -173,22 +174,14 @@ def _import_docs(collection, dataset_id, dataset, problems: ProblemList, progres
 def _import_qrels(collection, dataset_id, dataset, set_name, topics: dict, problems: ProblemList, user) -> int:
     name = f"{dataset_id}:qrels"
     entries: list[tuple[int, str, str, int]] = []
-    seen: dict[tuple[str, str], int] = {}
-    unknown: set[str] = set()
+    gate = PairGate(name, topics=topics, problems=problems,
+                    again="topic {qid!r} judges docno {docno!r} again (first at {first})", again_code="duplicate_judgment")
     for number, qrel in enumerate(_records(dataset_id, "qrels", dataset.qrels_iter), start=1):
         record = qrel._asdict()
         qid, docno = _text(record["query_id"]), _text(record["doc_id"])
-        topic_id = topics.get(qid)
-        if topic_id is None:
-            if qid not in unknown:
-                unknown.add(qid)
-                problems.add(name, number, f"unknown topic {qid!r}", code="unknown_topic")
+        if not gate.admit(number, qid, docno):
             continue
-        first = seen.setdefault((qid, docno), number)
-        if first != number:
-            problems.add(name, number, f"topic {qid!r} judges docno {docno!r} again (first at {first})",
-                         code="duplicate_judgment")
-            continue
+        topic_id = topics[qid]
         try:
             grade = int(record["relevance"])
         except (TypeError, ValueError):

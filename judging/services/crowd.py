@@ -6,10 +6,12 @@ judgments (gold included), and gold accuracy agrees on relevance (``quality.gold
 """
 from __future__ import annotations
 
+from functools import partial
+
 from django.db.models import Count, Q
 
 from campaign_core import crowd as core
-from campaign_core.services.audit import audit, audit_automatic, audit_entries, audit_messages
+from campaign_core.services.audit import audit, audit_automatic
 from judging.models import Assessor, Campaign, Judgment
 from judging.services.quality import gold_answers
 
@@ -35,16 +37,13 @@ def legacy_session_name(campaign: Campaign) -> str:
     return LEGACY_SESSION.format(pk=campaign.pk)
 
 
-def crowd_join(*, campaign: Campaign, params, bound: Assessor | None = None, ip: str = "") -> Assessor | None:
-    """Return the worker a platform link may act as (see ``campaign_core.crowd.crowd_join``); None for a preview."""
-    return core.crowd_join(kind=KIND, campaign=campaign, params=params, bound=bound, ip=ip)
-
-
-def crowd_resume(*, campaign: Campaign, secret: str, ip: str = "") -> Assessor:
-    """Return the worker of a secret resume link (see ``campaign_core.crowd.crowd_resume``)."""
-    return core.crowd_resume(kind=KIND, campaign=campaign, secret=secret, ip=ip)
-
-
+# Every crowd rule is the core's; these are it bound to this kind (see campaign_core.crowd for each).
+crowd_join = partial(core.crowd_join, kind=KIND)  # the worker a platform link may act as; None for a preview
+crowd_resume = partial(core.crowd_resume, kind=KIND)  # the worker of a secret resume link
+crowd_code_check = partial(core.crowd_code_check, kind=KIND)  # is this the code the worker earned here?
+crowd_settings_update = partial(core.crowd_settings_update, kind=KIND)  # who may enter the link; audited
+crowd_workers_csv = partial(core.crowd_workers_csv, kind=KIND)  # the lead's CSV for approving submissions
+crowd_refusals = core.crowd_refusals
 crowd_consent = core.crowd_consent
 crowd_code_reveal = core.crowd_code_reveal
 completion_url = core.completion_url
@@ -69,27 +68,6 @@ def crowd_complete(*, assessor: Assessor) -> str:
     for a stopped worker (the lead decides about them on the platform).
     """
     return core.crowd_complete(assessor=assessor, batch_done=crowd_batch_done(assessor=assessor))
-
-
-def crowd_code_check(*, campaign: Campaign, worker_id: str, code: str) -> bool:
-    """Return True if ``code`` is the completion code the worker with this platform id earned here."""
-    return core.crowd_code_check(kind=KIND, campaign=campaign, worker_id=worker_id, code=code)
-
-
-def crowd_settings_update(*, campaign, user, **values) -> list[str]:
-    """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
-    return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
-
-
-def crowd_refusals(*, campaign: Campaign, limit: int = 20) -> list[dict]:
-    """Return the campaign's latest refused crowd entries, newest first: when, which rule, which id, which address."""
-    entries = audit_entries(campaign=campaign, kinds=[core.AUDIT_KIND])[:limit]
-    return [{"at": entry.action_time, **data} for entry, data in audit_messages(entries, [core.AUDIT_KIND])]
-
-
-def crowd_workers_csv(*, campaign: Campaign) -> str:
-    """Return the lead's CSV of crowd workers: platform id, code, judged, gold accuracy, status."""
-    return core.rows_to_csv(core.crowd_workers_rows(kind=KIND, campaign=campaign))
 
 
 def gold_accuracy(*, assessor: Assessor) -> tuple[int, int]:

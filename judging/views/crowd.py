@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,9 +18,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaign_core import crowd_binding
 from campaign_core.crowd import CrowdRefused, has_platform_ids
-from campaign_core.crowd_forms import CrowdEntryForm
-from collections_app.access import collection_for_user
-from judging.access import campaign_for_user
+from campaign_core.crowd_forms import crowd_entry_save
+from judging.access import lead_campaign_for_user
 from judging.models import Assessor, Campaign
 from judging.services import crowd
 from judging.views import workspace
@@ -234,19 +232,11 @@ def crowd_stopped(request: HttpRequest, token: str) -> HttpResponse:
     return _page(request, "crowd_stopped.html", campaign)
 
 
-def _lead_campaign(request: HttpRequest, slug: str, campaign_id: int) -> Campaign:
-    collection = collection_for_user(request.user, slug, lead_only=True)
-    campaign = campaign_for_user(request.user, campaign_id, lead_only=True)
-    if campaign.collection_id != collection.pk:
-        raise Http404("No such campaign.")
-    return campaign
-
-
 @login_required
 @require_GET
 def crowd_workers_download(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
     """Download the crowd workers (platform id, code, judged, gold accuracy, status) for approving submissions; leads only."""
-    campaign = _lead_campaign(request, slug, campaign_id)
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
     response = HttpResponse(crowd.crowd_workers_csv(campaign=campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-crowd-workers.csv"'
     return response
@@ -256,12 +246,6 @@ def crowd_workers_download(request: HttpRequest, slug: str, campaign_id: int) ->
 @require_POST
 def crowd_settings(request: HttpRequest, slug: str, campaign_id: int) -> HttpResponse:
     """Change who may enter the crowd link (expected ids, caps, anonymous entry); leads only, audited."""
-    campaign = _lead_campaign(request, slug, campaign_id)
-    form = CrowdEntryForm.for_campaign(campaign, request.POST)
-    if form.is_valid():
-        changed = crowd.crowd_settings_update(campaign=campaign, user=request.user, **form.cleaned_data)
-        messages.success(request, f"Crowd settings saved ({', '.join(changed) or 'nothing changed'}).")
-    else:
-        messages.error(request, "Crowd settings not saved: " + "; ".join(
-            f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()))
+    campaign = lead_campaign_for_user(request.user, slug, campaign_id)
+    crowd_entry_save(request, campaign, update=crowd.crowd_settings_update)
     return redirect("campaign-detail", slug=slug, campaign_id=campaign.pk)

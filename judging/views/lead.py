@@ -17,7 +17,7 @@ from campaign_core.exports import CONTENT_TYPES, streaming_download
 from collections_app.access import collection_for_user
 from collections_app.models import Pool
 from judging import forms
-from judging.access import campaign_for_user
+from judging.access import lead_campaign_for_user
 from judging.models import Assessor, Campaign, Item, QrelsVersion
 from judging.selectors import (
     CONFLICTS_PER_PAGE,
@@ -36,11 +36,7 @@ from metrics import MetricsInputError, qrels_from_text
 
 def _lead_campaign(request: HttpRequest, slug: str, campaign_id: int) -> Campaign:
     """Resolve a campaign for a lead of the collection in the URL (404 if it belongs elsewhere)."""
-    collection = collection_for_user(request.user, slug, lead_only=True)
-    campaign = campaign_for_user(request.user, campaign_id, lead_only=True)
-    if campaign.collection_id != collection.pk:
-        raise Http404("No such campaign.")
-    return campaign
+    return lead_campaign_for_user(request.user, slug, campaign_id)
 
 
 @login_required

@@ -3,27 +3,35 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaign_core.item_ids import bulk_create_shuffled
+from campaign_core.plan_rules import raise_problems
 from campaign_core.services.audit import audit
 from collections_app.models import Collection, Run, RunRanking, Topic
 from collections_app.runstore import unpack_docnos
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefLease
+from preferences.plan import PrefPlan, sides_problems
 
 GOLD_FROM_RANK = 50
 
 
-def _check_options(options: dict) -> None:
-    """Refuse quality and crowd settings outside their ranges (the form checks them too)."""
-    if not 0.0 <= options.get("gold_rate", 0.0) <= 0.5:
-        raise ValidationError("The gold rate must lie in [0, 0.5].", code="bad_fraction")
-    if not 0.0 <= options.get("gold_accuracy_threshold", 0.0) <= 1.0:
-        raise ValidationError("The gold accuracy threshold must lie in [0, 1].", code="bad_fraction")
-    if options.get("gold_min_answers", 1) < 1 or options.get("crowd_batch_size", 1) < 1:
-        raise ValidationError("Gold answers and batch sizes must be at least 1.", code="bad_size")
+def _check_name(collection: Collection, name: str) -> None:
+    """Refuse a blank name or one the collection already uses (the database would refuse it with an IntegrityError)."""
+    if not name.strip():
+        raise ValidationError("A campaign needs a name.", code="bad_name")
+    if PrefCampaign.objects.filter(collection=collection, name=name).exists():
+        raise ValidationError(f"A campaign named {name!r} already exists.", code="duplicate_name")
+
+
+def _plan(plan: PrefPlan | None, options: dict) -> PrefPlan:
+    """Return the plan given, or the one the flat options make (scripts and tests pass options)."""
+    if plan is not None and options:
+        raise TypeError("Pass a plan or options, not both.")
+    return plan if plan is not None else PrefPlan.of(**options)
 
 
 def _check_gold(campaign: PrefCampaign) -> None:
@@ -65,20 +73,22 @@ def gold_sides(ranking: Sequence[str], depth: int) -> tuple[list[str], list[str]
 
 @transaction.atomic
 def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b: Run, topics: Iterable[Topic],
-                        depth: int = 10, judgments_per_item: int = 1, seed: int = 0, gold_topics: Iterable[Topic] = (),
-                        assessors: Iterable = (), user=None, **options) -> PrefCampaign:
+                        gold_topics: Iterable[Topic] = (), assessors: Iterable = (), user=None,
+                        plan: PrefPlan | None = None, **options) -> PrefCampaign:
     """Create a side-by-side campaign: one item per topic with both top-``depth`` lists frozen.
 
     Gold items (``gold_topics``) show run A's top list against its own low-ranked documents.
+    The options are ``plan`` (valid by construction) or its flat option names.
     """
-    if run_a.pk == run_b.pk:
-        raise ValidationError("Choose two different runs.")
+    plan = _plan(plan, options)
+    _check_name(collection, name)
+    topics = list(topics)
+    raise_problems(sides_problems(kind=PrefCampaign.Kind.SIDE_BY_SIDE, run_a=run_a, run_b=run_b, topics=topics))
     if run_a.collection_id != collection.pk or run_b.collection_id != collection.pk:
         raise ValidationError("Both runs must belong to the collection.")
-    _check_options(options)
+    depth, judgments_per_item, seed = plan.depth, plan.judgments_per_item, plan.seed
     campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.SIDE_BY_SIDE,
-                                           run_a=run_a, run_b=run_b, depth=depth, seed=seed,
-                                           judgments_per_item=judgments_per_item, created_by=user, **options)
+                                           run_a=run_a, run_b=run_b, created_by=user, **plan.campaign_fields())
     items: list[PrefItem] = []
     for topic in topics:
         a, b = _ranking(run_a, topic)[:depth], _ranking(run_b, topic)[:depth]
@@ -93,26 +103,24 @@ def side_by_side_create(*, collection: Collection, name: str, run_a: Run, run_b:
         items.append(PrefItem(campaign=campaign, topic=topic, position=len(items) + 1, a_docnos=sides[0],
                               b_docnos=sides[1], is_gold=True, left_is_a=left_is_a(seed, name, topic.qid, 1),
                               required_judgments=judgments_per_item))
-    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
-    if not items:
-        raise ValidationError("Neither run has rankings for the chosen topics.")
-    _check_gold(campaign)
-    _add_assessors(campaign, assessors)
-    return campaign
+    return _store(campaign, items, assessors=assessors, nothing="Neither run has rankings for the chosen topics.")
 
 
 @transaction.atomic
 def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[Topic, str, str]],
-                    judgments_per_item: int = 1, seed: int = 0, assessors: Iterable = (), user=None,
-                    gold_pairs: Iterable[tuple[Topic, str, str]] = (), **options) -> PrefCampaign:
+                    gold_pairs: Iterable[tuple[Topic, str, str]] = (), assessors: Iterable = (), user=None,
+                    plan: PrefPlan | None = None, **options) -> PrefCampaign:
     """Create a document-pair campaign; each pair is (topic, docno A, docno B).
 
-    For gold pairs, A is the document known to be more relevant.
+    For gold pairs, A is the document known to be more relevant. The options are ``plan``
+    (valid by construction; its depth does not apply, a panel shows one document) or its flat
+    option names.
     """
-    _check_options(options)
+    plan = _plan(plan, options)
+    _check_name(collection, name)
+    judgments_per_item, seed = plan.judgments_per_item, plan.seed
     campaign = PrefCampaign.objects.create(collection=collection, name=name, kind=PrefCampaign.Kind.DOC_PAIR,
-                                           depth=1, seed=seed, judgments_per_item=judgments_per_item,
-                                           created_by=user, **options)
+                                           created_by=user, **{**plan.campaign_fields(), "depth": 1})
     known = set(collection.documents.values_list("docno", flat=True))
     items: list[PrefItem] = []
     for gold, source in ((False, pairs), (True, gold_pairs)):
@@ -122,9 +130,32 @@ def doc_pair_create(*, collection: Collection, name: str, pairs: Iterable[tuple[
             items.append(PrefItem(campaign=campaign, topic=topic, position=len(items) + 1, a_docnos=[doc_a],
                                   b_docnos=[doc_b], is_gold=gold, required_judgments=judgments_per_item,
                                   left_is_a=left_is_a(seed, name, f"{topic.qid}\x00{doc_a}\x00{doc_b}")))
-    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{seed}")  # ids must not single out the gold items
+    return _store(campaign, items, assessors=assessors, nothing="No pairs given.")
+
+
+def campaign_start(*, collection: Collection, kind: str, name: str, plan: PrefPlan, user=None, assessors: Iterable = (),
+                   run_a: Run | None = None, run_b: Run | None = None, topics: Iterable[Topic] = (),
+                   gold_topics: Iterable[Topic] = (), pairs: Iterable[tuple[Topic, str, str]] = (),
+                   gold_pairs: Iterable[tuple[Topic, str, str]] = ()) -> PrefCampaign:
+    """Create a campaign of ``kind`` from what the lead's form or the API parsed (the other kind's inputs are ignored).
+
+    Raises ValidationError for an unknown kind, or a side-by-side campaign without two runs and a topic.
+    """
+    topics = list(topics)
+    raise_problems(sides_problems(kind=kind, run_a=run_a, run_b=run_b, topics=topics))
+    if kind == PrefCampaign.Kind.DOC_PAIR:
+        return doc_pair_create(collection=collection, name=name, pairs=pairs, gold_pairs=gold_pairs,
+                               assessors=assessors, user=user, plan=plan)
+    # sides_problems has refused a side-by-side campaign without both runs
+    return side_by_side_create(collection=collection, name=name, run_a=cast(Run, run_a), run_b=cast(Run, run_b),
+                               topics=topics, gold_topics=gold_topics, assessors=assessors, user=user, plan=plan)
+
+
+def _store(campaign: PrefCampaign, items: list[PrefItem], *, assessors: Iterable, nothing: str) -> PrefCampaign:
+    """Save the items (refusing a campaign with none, worded by ``nothing``), check gold, add the assessors."""
+    bulk_create_shuffled(PrefItem, items, seed=f"{campaign.pk}:{campaign.seed}")  # ids must not single out the gold items
     if not items:
-        raise ValidationError("No pairs given.")
+        raise ValidationError(nothing)
     _check_gold(campaign)
     _add_assessors(campaign, assessors)
     return campaign

@@ -7,10 +7,12 @@ included), and a gold answer is correct when system A (the intact side) won.
 """
 from __future__ import annotations
 
+from functools import partial
+
 from django.db.models import Count, Q
 
 from campaign_core import crowd as core
-from campaign_core.services.audit import audit, audit_automatic, audit_entries, audit_messages
+from campaign_core.services.audit import audit, audit_automatic
 from preferences.models import PrefAssessor, PrefCampaign, PrefJudgment
 
 LEGACY_SESSION = "pref-crowd-{pk}"  # where the binding lived before the signed cookie (kept for workers who joined then)
@@ -31,16 +33,13 @@ def legacy_session_name(campaign: PrefCampaign) -> str:
     return LEGACY_SESSION.format(pk=campaign.pk)
 
 
-def crowd_join(*, campaign: PrefCampaign, params, bound: PrefAssessor | None = None, ip: str = "") -> PrefAssessor | None:
-    """Return the worker a platform link may act as (see ``campaign_core.crowd.crowd_join``); None for a preview."""
-    return core.crowd_join(kind=KIND, campaign=campaign, params=params, bound=bound, ip=ip)
-
-
-def crowd_resume(*, campaign: PrefCampaign, secret: str, ip: str = "") -> PrefAssessor:
-    """Return the worker of a secret resume link (see ``campaign_core.crowd.crowd_resume``)."""
-    return core.crowd_resume(kind=KIND, campaign=campaign, secret=secret, ip=ip)
-
-
+# Every crowd rule is the core's; these are it bound to this kind (see campaign_core.crowd for each).
+crowd_join = partial(core.crowd_join, kind=KIND)  # the worker a platform link may act as; None for a preview
+crowd_resume = partial(core.crowd_resume, kind=KIND)  # the worker of a secret resume link
+crowd_code_check = partial(core.crowd_code_check, kind=KIND)  # is this the code the worker earned here?
+crowd_settings_update = partial(core.crowd_settings_update, kind=KIND)  # who may enter the link; audited
+crowd_workers_csv = partial(core.crowd_workers_csv, kind=KIND)  # the lead's CSV for approving submissions
+crowd_refusals = core.crowd_refusals
 crowd_consent = core.crowd_consent
 crowd_code_reveal = core.crowd_code_reveal
 completion_url = core.completion_url
@@ -65,24 +64,3 @@ def crowd_complete(*, assessor: PrefAssessor) -> str:
     """
     done = assessor.completed_at is not None or crowd_batch_done(assessor=assessor)
     return core.crowd_complete(assessor=assessor, batch_done=done)
-
-
-def crowd_code_check(*, campaign: PrefCampaign, worker_id: str, code: str) -> bool:
-    """Return True if ``code`` is the completion code the worker with this platform id earned here."""
-    return core.crowd_code_check(kind=KIND, campaign=campaign, worker_id=worker_id, code=code)
-
-
-def crowd_settings_update(*, campaign, user, **values) -> list[str]:
-    """Change who may enter the crowd link (expected ids, caps, anonymous entry); audited."""
-    return core.crowd_settings_update(kind=KIND, campaign=campaign, user=user, **values)
-
-
-def crowd_refusals(*, campaign: PrefCampaign, limit: int = 20) -> list[dict]:
-    """Return the campaign's latest refused crowd entries, newest first: when, which rule, which id, which address."""
-    entries = audit_entries(campaign=campaign, kinds=[core.AUDIT_KIND])[:limit]
-    return [{"at": entry.action_time, **data} for entry, data in audit_messages(entries, [core.AUDIT_KIND])]
-
-
-def crowd_workers_csv(*, campaign: PrefCampaign) -> str:
-    """Return the lead's CSV of crowd workers: platform id, code, judged, gold accuracy, status."""
-    return core.rows_to_csv(core.crowd_workers_rows(kind=KIND, campaign=campaign))

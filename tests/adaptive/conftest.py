@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from collections_app.models import Document, Pool, PoolPair, Topic
+from tests.judging.conftest import campaign_factory
 
 TOPICS = ("501", "502")
 RELEVANT = {f"T{q}-D{d}" for q in TOPICS for d in (4, 5, 6)}
@@ -39,18 +40,7 @@ def two_run_pool(collection):
 @pytest.fixture
 def start(collection, two_run_pool, lead, alice, bob):
     """Factory: start a campaign on the two-run pool with the given options."""
-    from judging.plan import CampaignPlan
-    from judging.services.campaigns import campaign_create
-
-    counter = iter(range(1, 1000))
-
-    def factory(*, assessors=None, **options):
-        return campaign_create(collection=collection, pool=options.pop("pool", two_run_pool),
-                               name=f"adaptive {next(counter)}", created_by=lead,
-                               assessors=[alice, bob] if assessors is None else list(assessors),
-                               plan=CampaignPlan.of(**options))
-
-    return factory
+    return campaign_factory(collection, two_run_pool, lead=lead, default_assessors=[alice, bob], prefix="adaptive")
 
 
 @pytest.fixture

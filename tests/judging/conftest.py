@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from collections_app.models import Document, Pool, PoolPair, QrelsEntry, QrelsSet, Topic
+from tests.browser.factories import make_campaign as start_campaign
 
 TOPICS = 4
 DOCS_PER_TOPIC = 5
@@ -52,23 +53,28 @@ def pool(collection):
     return build_pool(collection)
 
 
-@pytest.fixture
-def make_campaign(collection, pool, lead, alice, bob):
-    """Return a factory starting a campaign on ``pool`` (assessors alice and bob by default)."""
-    from judging.plan import CampaignPlan
-    from judging.services.campaigns import campaign_create
-
+def campaign_factory(collection, pool, *, lead, default_assessors: list, prefix: str):
+    """Return ``factory(assessors=None, name=None, pool=None, **plan options)`` starting numbered campaigns on ``pool``."""
     counter = iter(range(1, 1000))
 
     def factory(*, assessors=None, name=None, **options):
-        chosen = options.pop("pool", pool)
-        return campaign_create(
-            collection=collection, pool=chosen, name=name or f"campaign {next(counter)}",
-            created_by=lead, assessors=[alice, bob] if assessors is None else list(assessors),
-            plan=CampaignPlan.of(**options),
-        )
+        return start_campaign(collection, lead=lead, pool=options.pop("pool", pool),
+                              name=name or f"{prefix} {next(counter)}",
+                              assessors=default_assessors if assessors is None else assessors, **options)
 
     return factory
+
+
+@pytest.fixture
+def make_campaign(collection, pool, lead, alice, bob):
+    """Return a factory starting a campaign on ``pool`` (assessors alice and bob by default)."""
+    return campaign_factory(collection, pool, lead=lead, default_assessors=[alice, bob], prefix="campaign")
+
+
+@pytest.fixture
+def replicated_campaign(collection, lead, alice, bob):
+    """A campaign on the page tests' small pool (2 topics × 4 documents), every pair judged by alice and bob."""
+    return start_campaign(collection, lead=lead, assessors=[alice, bob], overlap="replicate", judgments_per_pair=2)
 
 
 @pytest.fixture

@@ -33,7 +33,9 @@ def test_starting_a_campaign_freezes_the_pool_and_creates_one_item_per_pair(make
 def test_bad_options_are_refused_and_create_nothing(make_campaign, options, code):
     with pytest.raises(ValidationError) as error:
         make_campaign(**options)
-    assert code in [e.code for e in error.value.error_list]
+    found = error.value
+    problems = [e for errors in found.error_dict.values() for e in errors] if hasattr(found, "error_dict") else found.error_list
+    assert code in [e.code for e in problems]
     assert not Item.objects.exists()
 
 

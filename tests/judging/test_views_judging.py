@@ -9,17 +9,12 @@ from django.urls import reverse
 
 from judging.models import Judgment, JudgmentRevision
 from tests.browser.factories import make_campaign
-from tests.conftest import PASSWORD
+from tests.conftest import logged_in
 
 
 @pytest.fixture
-def campaign(collection, lead, alice, bob):
-    return make_campaign(collection, lead=lead, assessors=[alice, bob], overlap="replicate", judgments_per_pair=2)
-
-
-def _client_for(client, user):
-    client.login(username=user.username, password=PASSWORD)
-    return client
+def campaign(replicated_campaign):
+    return replicated_campaign
 
 
 def _state(client, campaign):
@@ -34,7 +29,7 @@ def _submit(client, campaign, item, grade, *, token=None, **extra):
 
 
 def test_assessor_sees_judging_page_with_first_pair_inlined(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     response = client.get(reverse("judge", args=[campaign.pk]))
     assert response.status_code == 200
     body = response.content.decode()
@@ -44,7 +39,7 @@ def test_assessor_sees_judging_page_with_first_pair_inlined(client, campaign, al
 
 
 def test_state_returns_current_and_preloaded_next_without_gold_flags(client, campaign, alice):
-    state = _state(_client_for(client, alice), campaign)
+    state = _state(logged_in(client, alice), campaign)
     assert state["current"]["item"] != state["next"]["item"]
     assert "is_gold" not in json.dumps(state) and "gold" not in state["current"]
     assert state["current"]["terms"] == ["solar", "energy", "storage", "1"] or "solar" in state["current"]["terms"]
@@ -52,7 +47,7 @@ def test_state_returns_current_and_preloaded_next_without_gold_flags(client, cam
 
 
 def test_submit_records_one_judgment_with_active_time_and_advances(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     response = _submit(client, campaign, first, 2)
     assert response.status_code == 200, response.content
@@ -64,7 +59,7 @@ def test_submit_records_one_judgment_with_active_time_and_advances(client, campa
 
 
 def test_repeated_client_token_records_one_judgment(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     token = str(uuid.uuid4())
     assert _submit(client, campaign, first, 1, token=token).status_code == 200
@@ -74,7 +69,7 @@ def test_repeated_client_token_records_one_judgment(client, campaign, alice):
 
 
 def test_back_shows_my_earlier_label_and_revising_keeps_history(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     _submit(client, campaign, first, 0)
     back = client.get(reverse("judge-back", args=[campaign.pk])).json()["previous"]
@@ -87,7 +82,7 @@ def test_back_shows_my_earlier_label_and_revising_keeps_history(client, campaign
 
 
 def test_skip_records_reason_without_grade(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     response = _submit(client, campaign, first, None, skipped=True, skip_reason="broken document")
     assert response.status_code == 200, response.content
@@ -96,7 +91,7 @@ def test_skip_records_reason_without_grade(client, campaign, alice):
 
 
 def test_grade_outside_the_scale_is_refused(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     response = _submit(client, campaign, first, 9)
     assert response.status_code == 400
@@ -105,20 +100,20 @@ def test_grade_outside_the_scale_is_refused(client, campaign, alice):
 
 
 def test_malformed_submit_is_refused(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     response = client.post(reverse("judge-submit", args=[campaign.pk]), data="not json", content_type="application/json")
     assert response.status_code == 400 and response.json()["code"] == "malformed"
 
 
 def test_item_of_another_campaign_is_not_found(client, collection, campaign, lead, alice):
     other = make_campaign(collection, lead=lead, assessors=[alice], name="round 2", pool=campaign.pool)
-    _client_for(client, alice)
+    logged_in(client, alice)
     foreign = other.items.first().pk
     assert _submit(client, campaign, foreign, 1).status_code == 404
 
 
 def test_queue_end_shows_no_current_pair(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     state = _state(client, campaign)
     while state["current"]:
         state = _submit(client, campaign, state["current"]["item"], 1).json()
@@ -127,7 +122,7 @@ def test_queue_end_shows_no_current_pair(client, campaign, alice):
 
 
 def test_my_campaigns_lists_progress(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     _submit(client, campaign, first, 1)
     body = client.get(reverse("my-campaigns")).content.decode()
@@ -149,7 +144,7 @@ def test_judging_page_queries_do_not_grow_with_the_campaign(client, collection, 
 
     small = make_campaign(collection, lead=lead, assessors=[alice], name="small",
                           pool=make_pool(collection, topics=1, docs_per_topic=2, name="small"))
-    _client_for(client, alice)
+    logged_in(client, alice)
     expected = _page_queries(client, small)
     large = make_campaign(collection, lead=lead, assessors=[alice], name="large", pool=_bigger_pool(collection))
     assert _page_queries(client, large) == expected
@@ -175,7 +170,7 @@ def _bigger_pool(collection):
 
 
 def test_paused_campaign_offers_no_pair_and_refuses_submits(client, campaign, alice):
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     campaign.status = "paused"
     campaign.save(update_fields=["status"])
@@ -189,7 +184,7 @@ def test_paused_campaign_offers_no_pair_and_refuses_submits(client, campaign, al
 def test_page_and_api_refuse_a_revision_in_a_paused_campaign_alike(client, campaign, alice):
     from rest_framework.test import APIClient
 
-    _client_for(client, alice)
+    logged_in(client, alice)
     first = _state(client, campaign)["current"]["item"]
     assert _submit(client, campaign, first, 1).status_code == 200
     campaign.status = "paused"
@@ -209,7 +204,7 @@ def test_page_and_api_refuse_a_revision_in_a_paused_campaign_alike(client, campa
                                   {"item": 1, "client_token": "t"}, {"item": "x", "grade": 1, "client_token": "t"},
                                   [1, 2]])
 def test_a_submit_the_api_serializer_rejects_is_malformed_and_saves_nothing(client, campaign, alice, body):
-    _client_for(client, alice)
+    logged_in(client, alice)
     response = client.post(reverse("judge-submit", args=[campaign.pk]), data=json.dumps(body),
                            content_type="application/json")
     assert response.status_code == 400 and response.json()["code"] == "malformed"

@@ -8,23 +8,18 @@ import pytest
 from django.urls import reverse
 
 from judging.models import Adjudication, Campaign, Item, QrelsVersion
-from tests.browser.factories import make_campaign, make_pool
-from tests.conftest import PASSWORD
+from tests.browser.factories import make_pool
+from tests.conftest import logged_in
 
 
 @pytest.fixture
-def campaign(collection, lead, alice, bob):
-    return make_campaign(collection, lead=lead, assessors=[alice, bob], overlap="replicate", judgments_per_pair=2)
-
-
-def _login(client, user):
-    client.login(username=user.username, password=PASSWORD)
-    return client
+def campaign(replicated_campaign):
+    return replicated_campaign
 
 
 def _judge(client, user, campaign, grades):
     """Let a user judge pairs in order through the JSON endpoint; return the judged item ids."""
-    _login(client, user)
+    logged_in(client, user)
     items = []
     for grade in grades:
         state = client.get(reverse("judge-state", args=[campaign.pk])).json()
@@ -39,7 +34,7 @@ def _judge(client, user, campaign, grades):
 
 def test_lead_creates_a_campaign_from_a_pool(client, collection, lead, alice, bob):
     pool = make_pool(collection)
-    _login(client, lead)
+    logged_in(client, lead)
     form = client.get(reverse("campaign-new", args=[collection.slug])).content.decode()
     assert "p1" in form and "alice" in form
     response = client.post(reverse("campaign-new", args=[collection.slug]), {
@@ -57,7 +52,7 @@ def test_lead_creates_a_campaign_from_a_pool(client, collection, lead, alice, bo
 
 
 def test_invalid_campaign_form_shows_errors_and_creates_nothing(client, collection, lead):
-    _login(client, lead)
+    logged_in(client, lead)
     response = client.post(reverse("campaign-new", args=[collection.slug]), {"name": ""})
     assert response.status_code == 200 and b"This field is required" in response.content
     assert not Campaign.objects.exists()
@@ -65,7 +60,7 @@ def test_invalid_campaign_form_shows_errors_and_creates_nothing(client, collecti
 
 def test_the_form_refuses_a_plan_that_breaks_a_rule_with_the_plans_message(client, collection, lead, alice):
     pool = make_pool(collection)
-    _login(client, lead)
+    logged_in(client, lead)
     response = client.post(reverse("campaign-new", args=[collection.slug]), {
         "name": "greedy gold", "pool": pool.pk, "assessors": [alice.pk], "split": "shared_queue",
         "overlap": "none", "judgments_per_pair": 1, "overlap_fraction": 0, "calibration_size": 0,
@@ -80,7 +75,7 @@ def test_the_form_refuses_a_plan_that_breaks_a_rule_with_the_plans_message(clien
 
 def test_overview_shows_progress_assessors_and_crowd_link(client, campaign, lead, alice):
     _judge(client, alice, campaign, [1, 2])
-    _login(client, lead)
+    logged_in(client, lead)
     body = client.get(reverse("campaign-detail", args=[campaign.collection.slug, campaign.pk])).content.decode()
     assert "Judged <strong>2</strong>" in body
     assert "alice" in body and "bob" in body
@@ -90,7 +85,7 @@ def test_conflicts_list_disagreements_and_adjudication_sets_final_label(client, 
     items_a = _judge(client, alice, campaign, [0])
     items_b = _judge(client, bob, campaign, [3])
     assert items_a == items_b
-    _login(client, lead)
+    logged_in(client, lead)
     url = reverse("campaign-conflicts", args=[campaign.collection.slug, campaign.pk])
     body = client.get(url).content.decode()
     assert "D1-1" in body and "alice" in body and "bob" in body
@@ -104,12 +99,12 @@ def test_conflicts_list_disagreements_and_adjudication_sets_final_label(client, 
 def test_freeze_download_and_compare_qrels_versions(client, campaign, lead, alice, bob):
     _judge(client, alice, campaign, [1, 0])
     _judge(client, bob, campaign, [1, 0])
-    _login(client, lead)
+    logged_in(client, lead)
     url = reverse("campaign-qrels", args=[campaign.collection.slug, campaign.pk])
     assert client.post(url, {"rule": "majority", "description": "first"}).status_code == 302
     _judge(client, alice, campaign, [3])
     _judge(client, bob, campaign, [3])
-    _login(client, lead)
+    logged_in(client, lead)
     assert client.post(url, {"rule": "majority", "description": "second"}).status_code == 302
     v1, v2 = QrelsVersion.objects.order_by("number")
     download = client.get(reverse("campaign-qrels-download", args=[campaign.collection.slug, campaign.pk, v1.number]))
@@ -123,7 +118,7 @@ def test_comparing_a_version_with_a_malformed_line_names_the_line_instead_of_dro
                                                                                         alice, bob):
     _judge(client, alice, campaign, [1])
     _judge(client, bob, campaign, [1])
-    _login(client, lead)
+    logged_in(client, lead)
     url = reverse("campaign-qrels", args=[campaign.collection.slug, campaign.pk])
     client.post(url, {"rule": "majority", "description": "first"})
     client.post(url, {"rule": "majority", "description": "second"})
@@ -137,7 +132,7 @@ def test_comparing_a_version_with_a_malformed_line_names_the_line_instead_of_dro
 
 def test_judgments_export_in_csv_and_jsonl(client, campaign, lead, alice):
     _judge(client, alice, campaign, [2])
-    _login(client, lead)
+    logged_in(client, lead)
     base = (campaign.collection.slug, campaign.pk)
     csv_body = b"".join(client.get(reverse("campaign-judgments-export", args=[*base, "csv"])).streaming_content).decode()
     assert len(csv_body.strip().splitlines()) == 2

@@ -1,10 +1,7 @@
-import sys
-
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
-from collections_app.models import Collection, Pool
+from collections_app.management.commands._importing import get_collection, progress_bar, refusals_as_command_errors
+from collections_app.models import Pool
 from collections_app.services.pools import pool_build, pool_deepen
 
 
@@ -34,19 +31,8 @@ class Command(BaseCommand):
                             help="Deepen the existing depth pool NAME to --depth, appending only new pairs.")
 
     def handle(self, *args, slug, name, **options):
-        try:
-            collection = Collection.objects.get(slug=slug)
-        except Collection.DoesNotExist:
-            raise CommandError(f"No collection with slug {slug!r}.") from None
-        bar = tqdm(total=None, unit="ranking", file=sys.stderr, disable=None, leave=False)
-
-        def progress(done: int, total: int | None = None) -> None:
-            if total and bar.total != total:
-                bar.total = total
-            bar.n = done
-            bar.refresh()
-
-        try:
+        collection = get_collection(slug)
+        with progress_bar(unit="ranking") as progress, refusals_as_command_errors():
             if options["deepen"]:
                 pool = Pool.objects.filter(collection=collection, name=name).first()
                 if pool is None:
@@ -65,10 +51,6 @@ class Command(BaseCommand):
                 run_tags=options["runs"], max_runs_per_group=options["max_runs_per_group"],
                 exclude_judged=not options["include_judged"], strata=options["strata"], progress=progress,
             )
-        except ValidationError as exc:
-            raise CommandError("; ".join(exc.messages)) from None
-        finally:
-            bar.close()
         topics = pool.pairs.values("topic").distinct().count()
         self.stdout.write(f"pool {pool.name}: {pool.pairs.count()} pairs over {topics} topics "
                           f"from {pool.runs.count()} runs ({pool.strategy})")

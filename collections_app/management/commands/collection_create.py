@@ -1,9 +1,9 @@
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from collections_app import scales
+from collections_app.management.commands._importing import refusals_as_command_errors
 from collections_app.models import Collection
 from collections_app.services.collections import collection_create
 
@@ -41,11 +41,9 @@ class Command(BaseCommand):
             if user is None:
                 raise CommandError(f"No user named {lead!r}. Create one with `manage.py createsuperuser` "
                                    "(or `manage.py createsuperuser --username NAME --email ''`).")
-        try:
+        with refusals_as_command_errors():
             collection = collection_create(slug=slug, name=name, scale=scale, relevant_threshold=relevant_threshold,
                                            cannot_judge=_grades(cannot_judge), created_by=user)
-        except ValidationError as exc:
-            raise CommandError("; ".join(exc.messages)) from None
         grades = ", ".join(f"{g['grade']} {g['name']} [{g['key']}]" + (" (could not judge)" if g.get("cannot_judge")
                                                                         else "") for g in collection.scale)
         self.stdout.write(f"collection {collection.slug}: created (scale {grades}; relevant from "

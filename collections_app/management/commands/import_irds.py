@@ -1,10 +1,6 @@
-import sys
+from django.core.management.base import BaseCommand
 
-from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
-
-from collections_app.importers.errors import ImportFailed
-from collections_app.management.commands._importing import get_collection
+from collections_app.management.commands._importing import get_collection, progress_bar, refusals_as_command_errors
 from collections_app.services.irds import irds_import
 
 
@@ -23,20 +19,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, slug, dataset_id, topics_field, qrels_name, no_docs, **options):
         collection = get_collection(slug)
-        bar = tqdm(total=None, unit="doc", file=sys.stderr, disable=None, leave=False)
-
-        def progress(done: int, total: int | None = None) -> None:
-            if total and bar.total != total:
-                bar.total = total
-            bar.n = done
-            bar.refresh()
-
-        try:
+        with progress_bar(unit="doc") as progress, refusals_as_command_errors():
             summaries = irds_import(collection=collection, dataset_id=dataset_id, topics_field=topics_field,
                                     qrels_name=qrels_name, docs=not no_docs, progress=progress)
-        except ImportFailed as exc:
-            raise CommandError(f"import refused ({exc.code}), nothing was changed:\n{exc}") from None
-        finally:
-            bar.close()
         for summary in summaries:
             self.stdout.write(summary.line())

@@ -1,8 +1,6 @@
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from collections_app.importers.errors import ImportFailed
-from collections_app.management.commands._importing import get_collection
+from collections_app.management.commands._importing import get_collection, refusals_as_command_errors
 from collections_app.models import QrelsSet
 from collections_app.services.pools import pool_from_pairs
 
@@ -25,11 +23,7 @@ class Command(BaseCommand):
             qrels_set = QrelsSet.objects.filter(collection=collection, name=from_qrels).first()
             if qrels_set is None:
                 raise CommandError(f"No qrels set named {from_qrels!r} in {slug}.")
-        try:
+        with refusals_as_command_errors():
             pool = pool_from_pairs(collection=collection, name=name, source=file, qrels_set=qrels_set)
-        except ImportFailed as exc:
-            raise CommandError(f"import refused ({exc.code}), nothing was changed:\n{exc}") from None
-        except ValidationError as exc:
-            raise CommandError("; ".join(exc.messages)) from None
         topics = pool.pairs.values("topic").distinct().count()
         self.stdout.write(f"pool {pool.name}: {pool.pairs.count()} pairs over {topics} topics (listed pairs)")

@@ -1,7 +1,6 @@
-from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from collections_app.models import Collection
+from collections_app.management.commands._importing import get_collection, refusals_as_command_errors
 from collections_app.simulation import engine, report
 from collections_app.simulation.service import planner_run
 
@@ -34,16 +33,11 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["table", "json", "csv"], default="table")
 
     def handle(self, *args, slug, **o):
-        try:
-            collection = Collection.objects.get(slug=slug)
-        except Collection.DoesNotExist:
-            raise CommandError(f"No collection with slug {slug!r}.") from None
-        try:
+        collection = get_collection(slug)
+        with refusals_as_command_errors():
             result = planner_run(collection=collection, qrels_set_name=o["qrels_set"], strategies=o["strategy"],
                                  depths=o["depths"], budgets=o["budgets"], sample_rates=o["sample_rates"],
                                  max_depth=o["max_depth"], seed=o["seed"])
-        except ValidationError as exc:
-            raise CommandError(" ".join(exc.messages)) from None
         render = {"table": report.as_table, "json": report.as_json, "csv": report.as_csv}[o["format"]]
         self.stdout.write(render(result), ending="")
         if o["format"] == "table":

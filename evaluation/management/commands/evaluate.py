@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from collections_app.management.commands._importing import get_collection
 from collections_app.models import Collection, QrelsSet
 from evaluation.estimates import ESTIMATE_NAMES, SampleEstimates
 from evaluation.leaderboard import REQUESTS, score_runs
@@ -42,10 +43,7 @@ class Command(BaseCommand):
                             help="for a sampled campaign's labels, leave out the infAP/xinfAP/infNDCG_cut_10 estimates")
 
     def handle(self, *args, **options):
-        try:
-            collection = Collection.objects.get(slug=options["slug"])
-        except Collection.DoesNotExist:
-            raise CommandError(f"No collection {options['slug']!r}.") from None
+        collection = get_collection(options["slug"])
         token = self._token(collection, options)
         try:
             source = parse_source(collection, token)

@@ -1,9 +1,9 @@
 """Run a campaign's model judge from the command line, in this process (no worker needed)."""
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from collections_app.management.commands._importing import refusals_as_command_errors
 from model_assessors.models import ModelJudge
 from model_assessors.services.runs import run_create, run_execute
 
@@ -24,10 +24,8 @@ class Command(BaseCommand):
         found = ModelJudge.objects.filter(campaign_id=campaign, name=judge).first()
         if found is None:
             raise CommandError(f"Campaign {campaign} has no model judge named {judge!r}.")
-        try:
+        with refusals_as_command_errors():
             run = run_create(judge=found, resume=resume)
-        except ValidationError as exc:
-            raise CommandError(" ".join(exc.messages)) from None
         run = run_execute(run=run)
         self.stdout.write(f"run {run.pk}: {run.get_status_display().lower()}, {run.done} of {run.total} pairs answered, "
                           f"{run.failed} failed" + (f"; {run.message}" if run.message else ""))
