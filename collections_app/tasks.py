@@ -19,7 +19,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -184,33 +184,35 @@ def jobs_reap(*, now=None) -> dict[str, int]:
 
 
 def uploads_orphaned_remove(*, older_than: timedelta = timedelta(hours=24)) -> int:
-    """Delete upload folders that no unfinished job refers to (left by a job whose files were never cleaned).
+    """Delete uploads that no unfinished job refers to (left by a job whose files were never cleaned).
 
-    Only local storage has folders to walk; returns how many files were removed.
+    Walks ``uploads/`` through the storage API, so it works on local folders and object stores
+    alike; returns how many files were removed.
     """
-    try:
-        root = default_storage.path("uploads")
-    except NotImplementedError:
-        return 0
-    if not os.path.isdir(root):
-        return 0
     wanted = {entry["path"] for files in Job.objects.exclude(status__in=[Job.Status.SUCCEEDED, Job.Status.FAILED])
               .values_list("files", flat=True) for entry in files}
     limit = time.time() - older_than.total_seconds()
     removed = 0
-    for folder, _dirs, names in os.walk(root, topdown=False):
+    for folder, names in _folders_deepest_first("uploads"):
         for name in names:
-            full = os.path.join(folder, name)
-            relative = os.path.relpath(full, default_storage.path(""))
-            if relative not in wanted and os.path.getmtime(full) < limit:
-                os.remove(full)
+            path = f"{folder}/{name}"
+            if path not in wanted and default_storage.get_modified_time(path).timestamp() < limit:
+                default_storage.delete(path)
                 removed += 1
-        if folder != root:
-            try:
-                os.rmdir(folder)  # only succeeds once empty
-            except OSError:
-                pass
+        if folder != "uploads":
+            _remove_empty_directory(folder)  # local storage only; object stores have no folders
     return removed
+
+
+def _folders_deepest_first(folder: str) -> Iterator[tuple[str, list[str]]]:
+    """Yield (folder, its file names) for ``folder`` and every folder below it, children before parents."""
+    try:
+        subfolders, names = default_storage.listdir(folder)
+    except FileNotFoundError:  # local storage before the first upload
+        return
+    for sub in subfolders:
+        yield from _folders_deepest_first(f"{folder}/{sub}")
+    yield folder, names
 
 
 def _files_exist(job: Job) -> bool:

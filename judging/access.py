@@ -78,6 +78,30 @@ def assessor_for_user(*, campaign: Campaign, user) -> Assessor:
     return assessor
 
 
+def judging_assessor(*, user, campaign_id: int) -> Assessor:
+    """Return the user's expert Assessor row in a campaign they may judge, campaign and collection joined.
+
+    The judging API's hot path: one query answers what ``campaign_for_user`` and
+    ``assessor_for_user`` answer with three (campaign, membership, assessor). When it finds no
+    row, the two are asked in turn so the refusal is the same as theirs (404 for outsiders and
+    missing campaigns, ``NotAssessor`` for members who do not judge it); a blocked assessor
+    gets ``AssessorBlocked``.
+    """
+    if not getattr(user, "is_authenticated", False):
+        raise NotAssessor("Log in to judge.")
+    rows = Assessor.objects.select_related("campaign__collection").filter(
+        campaign_id=campaign_id, user=user, kind=Assessor.Kind.EXPERT)
+    if not user.is_superuser:  # superusers act as leads everywhere (``role_in``)
+        # A join, not EXISTS (cheaper to build): a user has at most one membership per collection.
+        rows = rows.filter(campaign__collection__memberships__user=user)
+    assessor = rows.first() if isinstance(campaign_id, int) else None
+    if assessor is None:
+        return assessor_for_user(campaign=campaign_for_user(user, campaign_id), user=user)
+    if assessor.blocked:
+        raise AssessorBlocked("You have been stopped from judging in this campaign.")
+    return assessor
+
+
 def campaigns_for_assessor(user) -> QuerySet[Campaign]:
     """Return the active campaigns the user judges in, newest first."""
     if not getattr(user, "is_authenticated", False):

@@ -25,7 +25,13 @@ from campaign_core.services.quality import assessor_block, assessor_unblock
 from collections_app.access import collection_for_user
 from collections_app.models import Membership
 from judging import selectors, serializers
-from judging.access import NotAssessor, assessor_for_user, campaign_for_user, campaigns_for_assessor
+from judging.access import (
+    NotAssessor,
+    assessor_for_user,
+    campaign_for_user,
+    campaigns_for_assessor,
+    judging_assessor,
+)
 from judging.dashboard.choices import choice
 from judging.dashboard.selectors import campaign_dashboard, forget_stamp
 from judging.models import Assessor, Campaign, Item, Judgment, QrelsVersion
@@ -70,10 +76,12 @@ class CampaignScoped:
         except DjangoPermissionDenied as exc:
             raise exceptions.PermissionDenied(str(exc)) from None
 
-    def assessor(self):
-        campaign = self.campaign()
+    def assessor(self) -> Assessor:
+        """Return the caller's assessor row, campaign and collection joined (one query when it exists)."""
         try:
-            return assessor_for_user(campaign=campaign, user=self.request.user)
+            return judging_assessor(user=self.request.user, campaign_id=self.kwargs["campaign_id"])
+        except Http404:
+            raise exceptions.NotFound("No such campaign.") from None
         except NotAssessor as exc:
             raise exceptions.PermissionDenied(str(exc), code="not_assessor") from None
         except DjangoPermissionDenied as exc:
@@ -146,10 +154,9 @@ class NextItem(CampaignScoped, APIView):
     @extend_schema(request=None, responses={200: dict, 204: None})
     def post(self, request: Request, campaign_id: int) -> Response:
         assessor = self.assessor()
-        item = item_next(assessor=assessor)
+        item = item_next(assessor=assessor)  # comes with its pair's topic and document
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        item = Item.objects.select_related("pair__topic", "pair__document").get(pk=item.pk)
         return Response(serializers.item_data(item, scale=_scale(assessor)))
 
 
@@ -162,11 +169,8 @@ class SubmitJudgment(CampaignScoped, APIView):
         data = serializers.SubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        item = Item.objects.filter(pk=values.pop("item"), campaign_id=assessor.campaign_id).first()
-        if item is None:
-            raise exceptions.NotFound("No such pair in this campaign.")
-        try:
-            judgment = judgment_submit(assessor=assessor, item=item, **values)
+        try:  # the item by id: the service reads it once, under its lock (404 not_found if not in the campaign)
+            judgment = judgment_submit(assessor=assessor, item=values.pop("item"), **values)
         except ValidationError as error:
             raise _refused(error) from None
         return Response(serializers.MyJudgmentSerializer(judgment).data)

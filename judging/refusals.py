@@ -12,6 +12,7 @@ REFUSAL_STATUS = {
     "campaign_closed": HTTPStatus.CONFLICT,
     "batch_complete": HTTPStatus.CONFLICT,
     "blocked": HTTPStatus.FORBIDDEN,
+    "not_found": HTTPStatus.NOT_FOUND,
 }
 
 

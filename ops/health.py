@@ -49,6 +49,10 @@ def check_storage() -> None:
         os.makedirs(root, exist_ok=True)
         if not os.access(root, os.W_OK):
             raise PermissionError("media root is not writable")
+    elif hasattr(default_storage, "bucket_name"):
+        # HEAD on the bucket: ``exists()`` of a key answers False for a missing bucket too, and
+        # this also proves the credentials (S3 and compatible stores answer 403/404 otherwise).
+        default_storage.connection.meta.client.head_bucket(Bucket=default_storage.bucket_name)
     else:
         default_storage.exists("healthz")
 

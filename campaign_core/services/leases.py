@@ -34,7 +34,7 @@ class _Rejected(Exception):
 
 
 def lease_claim(*, assessor: Any, open_items: Callable[[], QuerySet], now: datetime,
-                lease_seconds: int, wait: bool = False) -> Any:
+                lease_seconds: int, wait: bool = False, related: tuple[str, ...] = ()) -> Any:
     """Lease the first item of ``open_items()`` that is still open under its row lock; None if none is.
 
     ``assessor`` is either kind's assessor (its ``leases`` relation names the lease model).
@@ -46,14 +46,21 @@ def lease_claim(*, assessor: Any, open_items: Callable[[], QuerySet], now: datet
     than wrongly answering "nothing left". It waits for that one chosen row, never with a
     locking query over the candidates: such a query keeps the rows it locked and then found
     taken while it waits for the next one, and two claims walking in different orders deadlock.
+
+    ``related`` names relations to read with the item (``select_related``) by the re-check
+    under the lock, so a caller that shows the item needs no further query. The lease is
+    written with one upsert (``INSERT … ON CONFLICT (item, assessor) DO UPDATE``): an expired
+    lease of the same assessor on the item is renewed in place.
     """
     lease_model = assessor.leases.model
-    item_model = open_items().model
+    # Built once: a queryset is lazy, so each use below runs its SQL afresh (a new snapshot).
+    query = open_items()
+    item_model = query.model
     tried: list[int] = []
     for _ in range(CLAIM_ATTEMPTS):
         try:
             with transaction.atomic():
-                candidates = open_items()
+                candidates = query
                 if tried:
                     candidates = candidates.exclude(pk__in=tried)
                 pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
@@ -63,13 +70,12 @@ def lease_claim(*, assessor: Any, open_items: Callable[[], QuerySet], now: datet
                         item_model.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True).first()
                 if pk is None:
                     return None
-                item = open_items().filter(pk=pk).first()
+                item = query.filter(pk=pk).select_related(*related).first()
                 if item is None:
                     raise _Rejected(pk)
-                expires = now + timedelta(seconds=lease_seconds)
-                if not lease_model.objects.filter(item_id=pk, assessor=assessor).update(expires_at=expires,
-                                                                                       created_at=now):
-                    lease_model.objects.create(item_id=pk, assessor=assessor, expires_at=expires)
+                lease_model.objects.bulk_create(
+                    [lease_model(item_id=pk, assessor=assessor, expires_at=now + timedelta(seconds=lease_seconds))],
+                    update_conflicts=True, unique_fields=["item", "assessor"], update_fields=["created_at", "expires_at"])
                 return item
         except _Rejected as rejected:
             tried.append(rejected.args[0])

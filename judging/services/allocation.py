@@ -40,6 +40,8 @@ from campaign_core.services.leases import lease_claim
 from judging.models import Assessor, Campaign, Item, Judgment, Lease
 from judging.services.adaptive import ADAPTIVE_ORDERS, priorities_start
 
+ITEM_SHOWN = ("pair__topic", "pair__document")  # what a judging page or the API shows of the item it hands out
+
 
 def _judged_by(assessor_ref) -> Exists:
     return Exists(Judgment.objects.filter(item=OuterRef("pk"), assessor=assessor_ref))
@@ -98,7 +100,8 @@ def _claim(assessor: Assessor, now, *, gold: bool) -> Item | None:
     """
     campaign = assessor.campaign
     return lease_claim(assessor=assessor, open_items=lambda: open_items(assessor, now, gold=gold), now=now,
-                       lease_seconds=campaign.lease_seconds, wait=campaign.order in ADAPTIVE_ORDERS and not gold)
+                       lease_seconds=campaign.lease_seconds, wait=campaign.order in ADAPTIVE_ORDERS and not gold,
+                       related=ITEM_SHOWN)
 
 
 def item_next(*, assessor: Assessor, now=None) -> Item | None:
@@ -106,7 +109,8 @@ def item_next(*, assessor: Assessor, now=None) -> Item | None:
 
     An item the assessor already holds a live lease on comes first (its lease is renewed), so
     reloading the page shows the same pair. Blocked assessors, closed campaigns and crowd
-    workers with a full batch get None.
+    workers with a full batch get None. The item comes with its pair's topic and document
+    (``ITEM_SHOWN``), read by the same query that re-checks it under its lock.
     """
     now = now or timezone.now()
     campaign = assessor.campaign
@@ -126,10 +130,12 @@ def item_next(*, assessor: Assessor, now=None) -> Item | None:
             done, gold_done = _counts(assessor)
             if crowd and done >= campaign.crowd_batch_size:
                 return None
-        held = Lease.objects.filter(assessor=assessor, expires_at__gt=now).order_by("created_at", "id").first()
+        held = (Lease.objects.filter(assessor=assessor, expires_at__gt=now).order_by("created_at", "id")
+                .values_list("item_id", flat=True).first())
         if held is not None:
-            Lease.objects.filter(pk=held.pk).update(expires_at=now + timedelta(seconds=campaign.lease_seconds))
-            return Item.objects.get(pk=held.item_id)
+            Lease.objects.filter(item_id=held, assessor=assessor).update(
+                expires_at=now + timedelta(seconds=campaign.lease_seconds))
+            return Item.objects.select_related(*ITEM_SHOWN).get(pk=held)
         if _wants_gold(campaign, done, gold_done):
             item = _claim(assessor, now, gold=True)
             if item is not None:

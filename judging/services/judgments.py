@@ -77,11 +77,19 @@ def _refuse_closed(campaign: Campaign) -> None:
         raise ValidationError("This campaign is not open for judging.", code="campaign_closed")
 
 
-def _may_judge(*, assessor: Assessor, item: Item, now) -> bool:
-    """Return True if the assessor holds a live lease on the item or the item is still open to them."""
-    if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).exists():
+def _take_lease(*, assessor: Assessor, item: Item, now) -> bool:
+    """Drop the assessor's lease on the item; return True if they may judge it (the lease was live, or it is open).
+
+    The usual case, a live lease, costs one DELETE, whose row count says it was live. Without
+    one, the item must still be open to them, and an expired lease of theirs goes too. A
+    refusal after this rolls the deletion back with the rest of the submit.
+    """
+    if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).delete()[0]:
         return True
-    return open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists()
+    if not open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists():
+        return False
+    Lease.objects.filter(item=item, assessor=assessor).delete()
+    return True
 
 
 def _apply_gold_threshold(assessor: Assessor) -> None:
@@ -89,23 +97,26 @@ def _apply_gold_threshold(assessor: Assessor) -> None:
     gold_check(assessor=assessor)
 
 
-def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skipped: bool = False,
+def judgment_submit(*, assessor: Assessor, item: Item | int, grade: int | None, skipped: bool = False,
                     skip_reason: str = "", comment: str = "", active_seconds: float = 0.0,
                     client_token: str) -> Judgment:
     """Record (or revise) the assessor's label for an item; a repeated client_token changes nothing.
 
-    Runs under the assessor's row lock and then the item's (the order ``quality.assessor_block``
-    takes), so the check that the item still has room and the write happen atomically, and a
-    lead's block cannot slip between reading ``blocked`` and bumping ``judgment_count``.
-    Raises ValidationError with code ``bad_grade``, ``not_assigned`` (neither leased to nor
-    open to this assessor), ``blocked``, ``campaign_closed``, ``batch_complete`` (a crowd
-    worker's batch is full), ``token_reused``.
+    ``item`` is the item or its primary key (the API passes the key, so the row is read once,
+    under its lock). Runs under the assessor's row lock and then the item's (the order
+    ``quality.assessor_block`` takes), so the check that the item still has room and the
+    write happen atomically, and a lead's block cannot slip between reading ``blocked`` and
+    bumping ``judgment_count``. Raises ValidationError with code ``bad_grade``, ``not_found``
+    (no such item in the assessor's campaign), ``not_assigned`` (neither leased to nor open
+    to this assessor), ``blocked``, ``campaign_closed``, ``batch_complete`` (a crowd worker's
+    batch is full), ``token_reused``.
     """
     token = (client_token or "").strip()
     if not token or len(token) > 64:
         raise ValidationError("A client token of 1 to 64 characters is required.", code="bad_token")
-    if item.campaign_id != assessor.campaign_id:
+    if isinstance(item, Item) and item.campaign_id != assessor.campaign_id:
         raise ValidationError("This pair is not part of your campaign.", code="not_assigned")
+    item_id = item.pk if isinstance(item, Item) else item
     _validate_label(assessor=assessor, grade=grade, skipped=skipped)
     seconds = clamp_seconds(active_seconds)
     skip_reason = (skip_reason or "")[:300] if skipped else ""
@@ -115,7 +126,10 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
             # The caller's assessor object may be stale: re-read the block state under the lock.
             assessor.blocked, assessor.gold_check_waived = (
                 Assessor.objects.select_for_update().values_list("blocked", "gold_check_waived").get(pk=assessor.pk))
-            locked = Item.objects.select_for_update().get(pk=item.pk)
+            locked = Item.objects.select_for_update().filter(pk=item_id, campaign_id=assessor.campaign_id).first()
+            if locked is None:
+                raise ValidationError("No such pair in this campaign.", code="not_found")
+            locked.campaign = assessor.campaign  # already read with the assessor; the hooks below use it
             # One query finds both a judgment this token already recorded and my judgment of the item.
             found = list(Judgment.objects.filter(Q(client_token=token) | Q(item=locked, assessor=assessor)))
             for judgment in found:
@@ -148,7 +162,7 @@ def judgment_submit(*, assessor: Assessor, item: Item, grade: int | None, skippe
         replay = judgment_replayed(token=token, assessor=assessor, revision_model=JudgmentRevision)
         if replay is not None:
             return replay
-        existing = Judgment.objects.filter(item=item, assessor=assessor).first()
+        existing = Judgment.objects.filter(item_id=item_id, assessor=assessor).first()
         if existing is not None:
             return existing
         raise
@@ -161,14 +175,13 @@ def _record(*, assessor, item, grade, skipped, skip_reason, comment, seconds, to
     if assessor.kind == Assessor.Kind.CROWD:
         if Judgment.objects.filter(assessor=assessor).count() >= campaign.crowd_batch_size:
             raise ValidationError("Your batch is complete.", code="batch_complete")
-    if not _may_judge(assessor=assessor, item=item, now=now):
+    if not _take_lease(assessor=assessor, item=item, now=now):
         raise ValidationError("This pair is not assigned to you.", code="not_assigned")
     judgment = Judgment.objects.create(
         item=item, assessor=assessor, grade=grade, skipped=skipped, skip_reason=skip_reason,
         comment=comment, active_seconds=seconds, client_token=token,
     )
     Item.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
-    Lease.objects.filter(item=item, assessor=assessor).delete()
     return judgment
 
 
