@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -52,7 +53,8 @@ def check_storage() -> None:
     elif hasattr(default_storage, "bucket_name"):
         # HEAD on the bucket: ``exists()`` of a key answers False for a missing bucket too, and
         # this also proves the credentials (S3 and compatible stores answer 403/404 otherwise).
-        default_storage.connection.meta.client.head_bucket(Bucket=default_storage.bucket_name)
+        s3_storage: Any = default_storage  # django-storages' S3Storage; its attributes are not in Storage's stubs
+        s3_storage.connection.meta.client.head_bucket(Bucket=s3_storage.bucket_name)
     else:
         default_storage.exists("healthz")
 
