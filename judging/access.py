@@ -43,6 +43,7 @@ def campaign_for_user(user, campaign_id: int, *, lead_only: bool = False) -> Cam
         raise Http404("No such campaign.")
     if lead_only and role != Membership.Role.LEAD:
         raise PermissionDenied("Only a lead of this collection may do this.")
+    campaign.collection.viewer_role = role  # for this request: pages and the API read it instead of asking again
     return campaign
 
 

@@ -145,7 +145,8 @@ class CampaignDetail(CampaignScoped, APIView):
     @extend_schema(responses=serializers.CampaignSerializer)
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.campaign()
-        return Response(serializers.CampaignSerializer(campaign).data)
+        role = "lead" if campaign.collection.viewer_role == Membership.Role.LEAD else "assessor"
+        return Response(serializers.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data)
 
 
 class NextItem(CampaignScoped, APIView):

@@ -270,3 +270,12 @@ def test_campaign_api_shows_its_keys_and_guidelines_read_only(client, campaign, 
     assert detail["keys"] == {"2": "n"} and detail["guidelines"] == "Read the **whole** page."
     listed = next(c for c in client.get(reverse("api-campaigns")).json() if c["id"] == campaign.pk)
     assert listed["keys"] == {"2": "n"} and listed["guidelines"] == "Read the **whole** page."
+
+
+def test_campaign_detail_names_the_callers_role_as_the_list_does(client, campaign, alice, lead):
+    """The detail endpoint once called everyone "assessor": it passed the serializer no roles."""
+    for user, role in ((lead, "lead"), (alice, "assessor")):
+        client.force_login(user)
+        assert client.get(reverse("api-campaign", args=[campaign.pk])).json()["role"] == role
+        listed = next(c for c in client.get(reverse("api-campaigns")).json() if c["id"] == campaign.pk)
+        assert listed["role"] == role
