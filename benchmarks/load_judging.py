@@ -454,7 +454,7 @@ def main() -> int:
     parser.add_argument("--spares", type=int, default=10, help="Extra assessors taken up after an abandoned lease.")
     parser.add_argument("--pairs", type=int, default=1500)
     parser.add_argument("--judgments", type=int, default=3, help="Judgments per pair (2 or 3).")
-    parser.add_argument("--lease-seconds", type=int, default=15)
+    parser.add_argument("--lease-seconds", type=int, default=30, help="The plan allows 30 s to 24 h.")
     parser.add_argument("--duplicate-rate", type=float, default=0.05)
     parser.add_argument("--abandon-rate", type=float, default=0.05)
     parser.add_argument("--duration", type=float, default=600, help="Hard bound on the judging phase, seconds.")
