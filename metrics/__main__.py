@@ -2,6 +2,7 @@
 
 import sys
 
-from .cli import main
+from .cli import main, single_threaded_numpy
 
+single_threaded_numpy()
 sys.exit(main())

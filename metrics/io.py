@@ -85,6 +85,32 @@ def _decode_rows(words: np.ndarray, lengths: np.ndarray) -> list[str]:
     return [w.tobytes()[:n].decode() for w, n in zip(words, lengths.tolist())]
 
 
+def _first_and_inverse(hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return, for the distinct rows, their first row index, and for each row its distinct row's index.
+
+    Rows are grouped by their 64-bit hash (a sort of integers), then every row is checked to
+    hold the same bytes as its group's first row; only if two different docnos share a hash
+    are the rows grouped by their bytes instead (a sort of byte strings, several times slower).
+    """
+    order = np.argsort(hashes, kind="stable")
+    ordered = hashes[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    first = order[starts]  # stable sort: the smallest row index of each group
+    rep = first[inverse]
+    same = lengths[rep] == lengths
+    for j in range(words.shape[1]):
+        same &= words[rep, j] == words[:, j]
+    if same.all():
+        return first, inverse
+    keyed = np.concatenate([lengths.astype(np.uint64)[:, None], words], axis=1)
+    _, first, inverse = np.unique(keyed.view(np.dtype((np.void, keyed.itemsize * keyed.shape[1]))).ravel(),
+                                  return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
 class _Vocabulary:
     """Map docnos to stable integer codes for the life of the process.
 
@@ -99,7 +125,8 @@ class _Vocabulary:
     """
 
     def __init__(self) -> None:
-        self.names: list[str] = []
+        self._names: list[str | None] = []  # None: not decoded yet (see _add)
+        self._unnamed = 0
         self._hashes = np.zeros(1024, dtype=np.uint64)  # per code; capacities grow by doubling
         self._lengths = np.zeros(1024, dtype=np.int64)
         self._offsets = np.zeros(1024, dtype=np.int64)  # first word of the code's bytes in _store
@@ -124,30 +151,57 @@ class _Vocabulary:
         """Return the codes of docnos given as UTF-8 bytes, one per row of zero-padded uint64 words.
 
         New docnos get codes in order of first appearance, as ``encode`` gives them;
-        ``names(row indices)`` returns their strings (by default the bytes are decoded).
+        ``names(row indices)`` returns their strings (by default the bytes are decoded when a
+        string is first asked for).
         """
-        if names is None:
-            def names(idx: np.ndarray) -> list[str]:
-                return _decode_rows(words[idx], lengths[idx])
         hashes = _row_hashes(words, lengths)
         with self._lock:  # one process-wide table; web requests may read files in threads
             codes = self._find(hashes, words, lengths)
             missing = np.flatnonzero(codes < 0)
             if len(missing):
-                codes[missing] = self._add(hashes[missing], words[missing], lengths[missing],
-                                           lambda new: names(missing[new]))
+                named = None if names is None else (lambda new: names(missing[new]))
+                codes[missing] = self._add(hashes[missing], words[missing], lengths[missing], named)
         return codes
+
+    @property
+    def names(self) -> list[str]:
+        """Return every docno, indexed by code."""
+        if self._unnamed:
+            self._name(np.arange(len(self._names)))
+        return self._names  # type: ignore[return-value]  # all named now
 
     def decode(self, codes: np.ndarray) -> list[str]:
         """Return the docnos of ``codes``."""
-        names = self.names
-        return [names[c] for c in codes.tolist()]
+        names = self._names
+        out = [names[c] for c in codes.tolist()]
+        if self._unnamed and None in out:
+            self._name(codes)
+            out = [names[c] for c in codes.tolist()]
+        return out  # type: ignore[return-value]
+
+    def _name(self, codes: np.ndarray) -> None:
+        """Decode the strings of those ``codes`` that have none yet, from their stored bytes."""
+        with self._lock:
+            names = self._names
+            todo = np.unique(np.asarray([c for c in codes.tolist() if names[c] is None], dtype=np.int64))
+            if not len(todo):
+                return
+            lengths = self._lengths[todo]
+            n_words = (lengths + 7) // 8
+            width = max(int(n_words.max()), 1)
+            cols = np.arange(width)
+            inside = cols < n_words[:, None]
+            at = np.where(inside, self._offsets[todo][:, None] + cols, 0)
+            words = np.where(inside, self._store[at], np.uint64(0))  # a docno's last word is zero-padded
+            for c, name in zip(todo.tolist(), _decode_rows(words, lengths)):
+                names[c] = name
+            self._unnamed -= len(todo)
 
     def repeated(self, codes: np.ndarray) -> np.ndarray:
         """Return which positions of ``codes`` hold a code that occurs there more than once."""
         positions = np.arange(len(codes))
         with self._lock:
-            self._mark = _grown(self._mark, len(self.names))
+            self._mark = _grown(self._mark, len(self._names))
             self._mark[codes] = positions  # a repeated code keeps one of its positions
             self._mark[codes[self._mark[codes] != positions]] = -1
             return self._mark[codes] < 0
@@ -182,17 +236,23 @@ class _Vocabulary:
         return codes
 
     def _add(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray,
-             names: Callable[[np.ndarray], list[str]]) -> np.ndarray:
-        """Assign codes to docnos absent from the vocabulary (a docno may repeat); return them."""
-        keyed = np.concatenate([lengths.astype(np.uint64)[:, None], words], axis=1)
-        _, first, inverse = np.unique(keyed.view(np.dtype((np.void, keyed.itemsize * keyed.shape[1]))).ravel(),
-                                      return_index=True, return_inverse=True)
+             names: Callable[[np.ndarray], list[str]] | None) -> np.ndarray:
+        """Assign codes to docnos absent from the vocabulary (a docno may repeat); return them.
+
+        ``names(row indices)`` gives the new docnos' strings; None leaves them to be decoded
+        from the stored bytes when first asked for (most runs never need the strings).
+        """
+        first, inverse = _first_and_inverse(hashes, words, lengths)
         order = np.argsort(first)  # codes in order of first appearance, as a dict would give them
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
         new = first[order]
-        base, end = len(self.names), len(self.names) + len(new)
-        self.names.extend(names(new))
+        base, end = len(self._names), len(self._names) + len(new)
+        if names is None:
+            self._names.extend([None] * len(new))
+            self._unnamed += len(new)
+        else:
+            self._names.extend(names(new))
         new_lengths, n_words = lengths[new], (lengths[new] + 7) // 8
         data = words[new][np.arange(words.shape[1]) < n_words[:, None]]
         self._hashes, self._lengths, self._offsets = (_grown(a, end) for a in (self._hashes, self._lengths, self._offsets))
@@ -216,11 +276,12 @@ class _Vocabulary:
         """Put each code into the first free slot from its hash on (linear probing)."""
         mask = len(self._slots) - 1
         pos = (self._hashes[codes] & np.uint64(mask)).astype(np.int64)
+        slots = self._slots
         while len(codes):
-            free = np.flatnonzero(self._slots[pos] == 0)
-            _, first = np.unique(pos[free], return_index=True)  # one code per contested slot
-            won = free[first]
-            self._slots[pos[won]] = codes[won] + 1
+            free = np.flatnonzero(slots[pos] == 0)
+            at, mine = pos[free], codes[free] + 1
+            slots[at] = mine  # codes contesting a slot: one write remains, that code wins it
+            won = free[slots[at] == mine]
             rest = np.ones(len(codes), dtype=bool)
             rest[won] = False
             codes, pos = codes[rest], (pos[rest] + 1) & mask
@@ -754,8 +815,8 @@ def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
     if tag is None:
         tag = columns.last_tag()  # trec_eval keeps the last line's tag
     bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
-    firsts = qids[np.concatenate(([0], bounds))]
-    if len(np.unique(firsts)) != len(firsts):  # a topic's lines are not contiguous: group them
+    firsts = np.sort(qids[np.concatenate(([0], bounds))])
+    if (firsts[1:] == firsts[:-1]).any():  # a topic's lines are not contiguous: group them
         order = np.argsort(qids, kind="stable")
         qids, docnos, lengths, scores = qids[order], docnos[order], lengths[order], scores[order]
         bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
@@ -785,8 +846,12 @@ def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
         return None
     cuts = [0, *(np.flatnonzero(new_topic) + 1).tolist(), len(qids)]
     docnos = docnos.astype(f"U{lengths.max()}")
-    return Qrels(topics={qids[a].decode(): (docnos[a:b], grades[a:b]) for a, b in zip(cuts[:-1], cuts[1:])},
-                 name=name)
+    # Docno codes now, from the bytes at hand (evaluation looks documents up by code).
+    codes = VOCABULARY.encode_words(docno_words[order], lengths[order], names=lambda idx: docnos[idx].tolist())
+    spans = [(qids[a].decode(), a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+    qrels = Qrels(topics={q: (docnos[a:b], grades[a:b]) for q, a, b in spans}, name=name)
+    qrels._cache["codes"] = {q: codes[a:b] for q, a, b in spans}
+    return qrels
 
 
 def qrels_from_dict(data: Mapping[str, Mapping[str, int]], *, name: str = "qrels") -> Qrels:

@@ -37,10 +37,14 @@ def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
     if cached is not None:
         return cached
     topics = list(qrels.topics.items())
-    sizes = [len(d) for _, (d, _g) in topics]
-    # one vocabulary pass for every topic's docnos (a call per topic costs more than the lookups)
-    every = [x for _, (d, _g) in topics for x in d.tolist()]
-    codes = np.split(VOCABULARY.encode(every), np.cumsum(sizes)[:-1]) if topics else []
+    known = qrels._cache.get("codes")  # the file reader's codes, aligned with each topic's docnos
+    if known is not None and known.keys() == qrels.topics.keys():
+        codes = [known[q] for q, _ in topics]
+    else:
+        sizes = [len(d) for _, (d, _g) in topics]
+        # one vocabulary pass for every topic's docnos (a call per topic costs more than the lookups)
+        every = [x for _, (d, _g) in topics for x in d.tolist()]
+        codes = np.split(VOCABULARY.encode(every), np.cumsum(sizes)[:-1]) if topics else []
     out = {q: prepare_topic(d, g, c) for (q, (d, g)), c in zip(topics, codes)}
     qrels._cache["prepared"] = out
     return out
