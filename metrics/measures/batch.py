@@ -173,6 +173,29 @@ class Batch:
         return np.where(self.isrel, self.cumrel / self.ranks, 0.0)
 
     @cached_property
+    def ideal_grades(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the ideal ranking's grades per topic, (T, W) zero-padded highest first, and their counts (T,).
+
+        The ideal ranking holds every judged document of positive grade (trec_eval's
+        ideal for ndcg, ndcg_cut, Rndcg, ndcg_rel and G with the grades as gains).
+        """
+        T = len(self.qids)
+        width = max((len(c) for c in self.level_counts), default=0)
+        counts = np.zeros((T, max(width, 1)), dtype=np.int64)
+        for t, c in enumerate(self.level_counts):
+            counts[t, :len(c)] = c
+        levels = np.arange(width - 1, 0, -1)  # positive grades, highest first
+        reps = counts[:, levels]
+        lengths = reps.sum(axis=1)
+        matrix = np.zeros((T, int(lengths.max(initial=0))))
+        total = int(lengths.sum())
+        if total:
+            flat = np.repeat(np.tile(levels, T), reps.ravel()).astype(np.float64)
+            starts = np.cumsum(lengths) - lengths
+            matrix[np.repeat(np.arange(T), lengths), np.arange(total) - np.repeat(starts, lengths)] = flat
+        return matrix, lengths
+
+    @cached_property
     def discount(self) -> np.ndarray:
         return 1.0 / np.log2(np.arange(2, self.depth + 2, dtype=np.float64))
 

@@ -28,18 +28,34 @@ def _gain_table(counts: np.ndarray, remap: dict[int, float]) -> tuple[dict[int, 
 
 
 def _gain_matrix(b: Batch, remap: dict[int, float]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Return the gain of every ranked document (T, D) and each topic's ideal gains, highest first.
+
+    Computed once per batch and gain mapping (ndcg, ndcg_rel and Rndcg share it); the arrays
+    are shared, so callers must not change them.
+    """
+    key = ("gains", tuple(sorted(remap.items())))
+    if key in b._memo:
+        return b._memo[key]
+    if not remap:  # the grades are the gains
+        G = np.where(b.rel > 0, b.rel, 0).astype(np.float64)
+        matrix, lengths = b.ideal_grades
+        ideals = [matrix[t, :n] for t, n in enumerate(lengths.tolist())]
+    else:
+        G, ideals = _remapped_gain_matrix(b, remap)
+    b._memo[key] = G, ideals
+    return G, ideals
+
+
+def _remapped_gain_matrix(b: Batch, remap: dict[int, float]) -> tuple[np.ndarray, list[np.ndarray]]:
     T = len(b.qids)
     G = np.zeros(b.rel.shape)
     ideals = []
     for t in range(T):
         gains, ideal = _gain_table(b.level_counts[t], remap)
         row = b.rel[t]
-        if remap:
-            g = np.zeros(len(row))
-            for lvl, val in gains.items():
-                g[row == lvl] = val
-        else:
-            g = np.where(row > 0, row, 0).astype(np.float64)
+        g = np.zeros(len(row))
+        for lvl, val in gains.items():
+            g[row == lvl] = val
         G[t] = g
         parts = [np.full(n, gv) for gv, n in ideal if gv > 0]
         ig = np.concatenate(parts) if parts else np.zeros(0)
@@ -81,19 +97,17 @@ def ideal_dcg(b: Batch, params):
 
 def ndcg_cut(b: Batch, params):
     T = len(b.qids)
-    G = np.where(b.rel > 0, b.rel, 0).astype(np.float64)
+    G = _gain_matrix(b, {})[0]
     wg = G * b.discount if b.depth else G
     cum = np.cumsum(wg, axis=1) if b.depth else np.zeros((T, 0))
-    ideals = []
-    for t in range(T):
-        c = b.level_counts[t]
-        levels = np.repeat(np.arange(len(c)), c)[::-1]
-        levels = levels[levels > 0].astype(np.float64)
-        ideals.append(np.cumsum(levels * _disc(len(levels))))
+    ideal, _ = b.ideal_grades
+    W = ideal.shape[1]
+    # zero padding past a topic's ideal length keeps its ideal DCG at every deeper cutoff
+    icum = np.cumsum(ideal * _disc(W), axis=1) if W else np.zeros((T, 1))
     out = []
     for k in params:
         d = cum[:, min(k, b.depth) - 1] if b.depth else np.zeros(T)
-        i = np.array([ic[min(k, len(ic)) - 1] if len(ic) else 0.0 for ic in ideals])
+        i = icum[:, min(k, max(W, 1)) - 1]
         out.append((f"ndcg_cut_{k}", _safe_div(d, i)))
     return out
 
@@ -303,6 +317,8 @@ def rbp(b: Batch, params):
     if not b.depth:
         return [("rbp", out)]
     weights = p ** np.arange(b.depth, dtype=np.float64)
+    if not remap:
+        return [("rbp", _rbp_grades(b, p, weights))]
     for t in range(T):
         levels = range(len(b.level_counts[t]))
         gains = {lvl: remap.get(lvl, float(lvl)) for lvl in levels}
@@ -320,6 +336,23 @@ def rbp(b: Batch, params):
                 g[row == lvl] = gv
         out[t] = (1.0 - p) * float(g @ weights[:n])
     return [("rbp", out)]
+
+
+def _rbp_grades(b: Batch, p: float, weights: np.ndarray) -> np.ndarray:
+    """rbp with the grades as gains, scaled by the topic's top grade when it exceeds 1 (as ``rbp``'s loop).
+
+    The gains of all topics are formed at once; each topic's weighted sum stays one dot
+    product over its ranking, as in the loop, so the values agree to the last bit.
+    """
+    top = np.array([len(c) - 1 for c in b.level_counts], dtype=np.float64)  # -1: no judged grade >= 0
+    G = _gain_matrix(b, {})[0]
+    scale = np.where(top > 1, top, 1.0)
+    scaled = np.where(top[:, None] > 1, (G - 0.0) / (scale[:, None] - 0.0), G)  # (g - lo) / (hi - lo), lo = 0
+    out = np.zeros(len(top))
+    for t, n in enumerate(b.num_ret.tolist()):
+        if top[t] >= 0:
+            out[t] = (1.0 - p) * float(scaled[t, :n] @ weights[:n])
+    return out
 
 
 def rbp_resid(b: Batch, params):
@@ -467,8 +500,35 @@ def g_measure(b: Batch, params):
     Follows m_G.c step by step (including its sort of gains and its cost floor of 1 per rank);
     gains are remappable as ``G.1=3.5,2=9``. The relevance level ``-l`` does not apply.
     """
+    if not params:
+        return [("G", _g_grades(b))]
     out = np.zeros(len(b.qids))
     for t in range(len(b.qids)):
         gains = _g_gains(b.level_counts[t], params)
         out[t] = _g_vector(b.rel[t, : int(b.num_ret[t])], gains)
     return [("G", out)]
+
+
+def _g_grades(b: Batch) -> np.ndarray:
+    """G with the grades as gains, all topics at once (``_g_vector``'s arithmetic, element for element).
+
+    With integer gains m_G.c's sort is a plain ascending sort, so the ideal gain sequence is
+    the ideal ranking's grades, highest first; a rank's cost is max(ideal gain, 1), and 1
+    past the ideal ranking. Sums run rank by rank (cumsum), as the loop adds them.
+    """
+    T, D = b.rel.shape
+    out = np.zeros(T)
+    if not D:
+        return out
+    G = _gain_matrix(b, {})[0]
+    ideal, _ = b.ideal_grades
+    W = ideal.shape[1]
+    cost = np.ones((T, D))
+    cost[:, :min(W, D)] = np.maximum(ideal[:, :D], 1.0)
+    denom = np.log2(2.0 + np.cumsum(cost, axis=1) - np.cumsum(G, axis=1))
+    ranked = np.arange(D) < b.num_ret[:, None]
+    contrib = np.divide(G, denom, out=np.zeros((T, D)), where=(G != 0) & ranked)
+    total = np.cumsum(contrib, axis=1)[:, -1]
+    sum_ideal = np.cumsum(ideal, axis=1)[:, -1] if W else np.zeros(T)
+    np.divide(total, sum_ideal, out=out, where=sum_ideal > 0.0)
+    return out

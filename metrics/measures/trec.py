@@ -121,8 +121,10 @@ def _iprec_values(b: Batch, percents, cutoff=None) -> list[np.ndarray]:
     first = np.argmax(b.isrel, axis=1)
     base = np.where(nrr > 0, interp[np.arange(T), first], _safe_div(nrr, b.num_ret))
     for j, pct in enumerate(percents):
-        rnd = cutoff or _lround
-        cut = np.array([rnd(pct * r) for r in R.tolist()], dtype=np.int64)
+        if cutoff is None:
+            cut = _lround_array(pct * R.astype(np.float64))
+        else:
+            cut = np.array([cutoff(pct * r) for r in R.tolist()], dtype=np.int64)
         vals = np.zeros(T)
         zero = cut <= 0
         vals[zero] = base[zero]
@@ -137,6 +139,11 @@ def _iprec_values(b: Batch, percents, cutoff=None) -> list[np.ndarray]:
 def _lround(x: float) -> int:
     """C lround: round half away from zero."""
     return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def _lround_array(x: np.ndarray) -> np.ndarray:
+    """``_lround`` of every element (the same floating-point steps)."""
+    return np.where(x >= 0, np.floor(x + 0.5), -np.floor(-x + 0.5)).astype(np.int64)
 
 
 def iprec_at_recall(b: Batch, params):
@@ -225,7 +232,7 @@ def rprec_mult(b: Batch, params):
     # trec_eval keeps the 9.x cutoff here: (long)(mult * R + 0.9); P at that many docs.
     out = []
     for m in params:
-        cuts = np.array([int(m * r + 0.9) for r in b.num_rel.tolist()], dtype=np.int64)
+        cuts = np.trunc(m * b.num_rel.astype(np.float64) + 0.9).astype(np.int64)  # C's (long) truncates
         out.append((f"Rprec_mult_{fmt_cut(m)}", _safe_div(rel_at_each(b, cuts), cuts)))
     return out
 
