@@ -122,37 +122,46 @@ def _ideal_list(b: Batch, t: int, remap) -> tuple[dict[int, float], list[float]]
 
 
 def rndcg(b: Batch, params):
-    """trec_eval's experimental Rndcg: nDCG averaged at each change of ideal gain level, vectorised per topic.
+    """trec_eval's experimental Rndcg: nDCG averaged at each change of ideal gain level, all topics at once.
 
     At each rank c where the ideal gain changes (down to 0 after the last ideal document) the
     ratio DCG/ideal DCG of the ranks before c is taken; a ranking longer than the ideal plus
     one adds the ratio of its whole DCG. No ratio at all while the topic has relevant
     documents (``-l 0`` with only grade 0) is 0/0 in trec_eval: NaN, printed ``-nan``.
-    ``rndcg_loop`` is m_Rndcg.c step by step, kept as the reference the tests compare with.
+    Ratios are summed rank by rank (cumsum). ``rndcg_loop`` is m_Rndcg.c step by step, kept
+    as the reference the tests compare with.
     """
     remap = dict(params or {})
     G, ideals = _gain_matrix(b, remap)
     T, D = G.shape
+    lengths = np.array([len(i) for i in ideals], dtype=np.int64)
+    W = int(lengths.max(initial=0))
     out = np.zeros(T)
-    logs = np.log2(np.arange(2, max(D, max((len(i) for i in ideals), default=0)) + 2, dtype=np.float64))
-    cum = np.cumsum(G / logs[:D], axis=1) if D else np.zeros((T, 0))
-    for t in range(T):
-        if b.num_rel[t] == 0:
-            continue
-        ig = ideals[t]
-        L, n = len(ig), int(b.num_ret[t])
-        if L == 0:
-            out[t] = np.nan
-            continue
-        icum = np.cumsum(ig / logs[:L])
-        change = np.flatnonzero(np.append(ig[1:] != ig[:-1], True)) + 1  # ranks c (1..L) where the ideal gain changes
-        dcg_before = cum[t, np.minimum(change, max(n, 1)) - 1] if n else np.zeros(len(change))
-        ratios = dcg_before / icum[change - 1]
-        total, count = float(sum(ratios.tolist())), len(ratios)
-        if n > L + 1:
-            total += float(cum[t, n - 1]) / float(icum[-1])
-            count += 1
-        out[t] = total / count
+    scored = b.num_rel > 0
+    out[scored & (lengths == 0)] = np.nan
+    if not W:
+        return [("Rndcg", out)]
+    ideal = np.zeros((T, W))
+    for t, ig in enumerate(ideals):
+        ideal[t, :len(ig)] = ig
+    logs = np.log2(np.arange(2, max(D, W) + 2, dtype=np.float64))
+    cum = np.cumsum(G / logs[:D], axis=1) if D else np.zeros((T, 1))
+    icum = np.cumsum(ideal / logs[:W], axis=1)
+    j = np.arange(W)
+    last = lengths[:, None] - 1
+    change = (j == last) | ((j < last) & np.append(ideal[:, 1:] != ideal[:, :-1], np.zeros((T, 1), bool), axis=1))
+    n = b.num_ret
+    at = np.minimum(j, np.maximum(n, 1)[:, None] - 1) if D else np.zeros((T, W), dtype=np.int64)
+    before = np.where(n[:, None] > 0, np.take_along_axis(cum, at, axis=1), 0.0)
+    ratios = np.divide(before, icum, out=np.zeros((T, W)), where=change)
+    total = np.cumsum(ratios, axis=1)[:, -1]
+    count = change.sum(axis=1)
+    longer = n > lengths + 1
+    rows = np.flatnonzero(longer & scored & (lengths > 0))
+    total[rows] += cum[rows, n[rows] - 1] / icum[rows, lengths[rows] - 1]
+    count = count + longer
+    ok = scored & (lengths > 0)
+    out[ok] = total[ok] / count[ok]
     return [("Rndcg", out)]
 
 

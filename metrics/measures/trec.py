@@ -71,7 +71,13 @@ def rprec(b: Batch, _p=None):
 
 
 def bpref_values(b: Batch) -> np.ndarray:
-    """trec_eval's bpref: unjudged documents are skipped; negative grades are unjudged."""
+    """trec_eval's bpref: unjudged documents are skipped; negative grades are unjudged (once per batch: gm_bpref too)."""
+    if "bpref" not in b._memo:
+        b._memo["bpref"] = _bpref(b)
+    return b._memo["bpref"]
+
+
+def _bpref(b: Batch) -> np.ndarray:
     if b.depth == 0:
         return np.zeros(len(b.qids))
     nonrel = (b.rel >= 0) & (b.rel < b.level)
@@ -108,6 +114,16 @@ def _interpolated(b: Batch) -> np.ndarray:
 
 
 def _iprec_values(b: Batch, percents, cutoff=None) -> list[np.ndarray]:
+    """Interpolated precision at each recall point (iprec_at_recall and 11pt_avg share one computation per batch)."""
+    key = ("iprec", tuple(percents))
+    if cutoff is not None:
+        return _iprec(b, percents, cutoff)
+    if key not in b._memo:
+        b._memo[key] = _iprec(b, percents, None)
+    return b._memo[key]
+
+
+def _iprec(b: Batch, percents, cutoff) -> list[np.ndarray]:
     # trec_eval 10: cutoff in relevant documents is lround(pct * R) (9.x: (long)(pct*R + 0.9)).
     T = len(b.qids)
     out = [np.zeros(T) for _ in percents]
