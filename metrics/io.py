@@ -701,6 +701,11 @@ def _field(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndar
     return _words(rows, lengths), lengths
 
 
+def _big_endian(words: np.ndarray) -> np.ndarray:
+    """Return zero-padded byte words as native integers that order as the bytes do (most significant byte first)."""
+    return words.view(">u8").astype(np.uint64)
+
+
 def _strings(words: np.ndarray) -> np.ndarray:
     """View zero-padded words as a 1-d bytes array (``S<width>``)."""
     return words.view(f"S{words.shape[1] * 8}").ravel()
@@ -841,18 +846,21 @@ def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
     grades = _parse_ints(*_field(buf, ends[:, 2] + 1, ends[:, 3]))
     if grades is None:
         return None
-    qids = _strings(_field(buf, starts, ends[:, 0])[0])
+    qid_words = _field(buf, starts, ends[:, 0])[0]
     docno_words, lengths = _field(buf, ends[:, 1] + 1, ends[:, 2])
-    docnos = _strings(docno_words)
-    order = np.lexsort((docnos, qids))  # byte order is code point order for ASCII
-    qids, docnos, grades = qids[order], docnos[order], grades[order]
-    new_topic = qids[1:] != qids[:-1]
-    if (~new_topic & (docnos[1:] == docnos[:-1])).any():
+    # Sort by qid, then docno, in byte order (code point order for ASCII): zero-padded words
+    # read as big-endian integers compare as their bytes do, and integers sort fast.
+    keys = [_big_endian(w) for w in (docno_words, qid_words)]
+    order = np.lexsort([k[:, j] for k in keys for j in reversed(range(k.shape[1]))])
+    qid_words, docno_words, lengths, grades = qid_words[order], docno_words[order], lengths[order], grades[order]
+    new_topic = (qid_words[1:] != qid_words[:-1]).any(axis=1)
+    if (~new_topic & (docno_words[1:] == docno_words[:-1]).all(axis=1)).any():
         return None
+    qids, docnos = _strings(qid_words), _strings(docno_words)
     cuts = [0, *(np.flatnonzero(new_topic) + 1).tolist(), len(qids)]
     docnos = docnos.astype(f"U{lengths.max()}")
     # Docno codes now, from the bytes at hand (evaluation looks documents up by code).
-    codes = VOCABULARY.encode_words(docno_words[order], lengths[order], names=lambda idx: docnos[idx].tolist())
+    codes = VOCABULARY.encode_words(docno_words, lengths, names=lambda idx: docnos[idx].tolist())
     spans = [(qids[a].decode(), a, b) for a, b in zip(cuts[:-1], cuts[1:])]
     qrels = Qrels(topics={q: (docnos[a:b], grades[a:b]) for q, a, b in spans}, name=name)
     qrels._cache["codes"] = {q: codes[a:b] for q, a, b in spans}
