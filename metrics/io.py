@@ -701,6 +701,15 @@ def _field(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndar
     return _words(rows, lengths), lengths
 
 
+def _ascii_unicode(strings: np.ndarray, width: int) -> np.ndarray:
+    """Return an ASCII bytes array (``S<n>``, n >= width) as a str array ``U<width>``: each byte widened to a code point.
+
+    What ``strings.astype(f"U{width}")`` gives, several times faster (numpy decodes item by item).
+    """
+    rows = np.ascontiguousarray(strings).view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
+    return rows[:, :width].astype(np.uint32).view(f"U{width}").ravel()
+
+
 def _big_endian(words: np.ndarray) -> np.ndarray:
     """Return zero-padded byte words as native integers that order as the bytes do (most significant byte first)."""
     return words.view(">u8").astype(np.uint64)
@@ -858,9 +867,9 @@ def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
         return None
     qids, docnos = _strings(qid_words), _strings(docno_words)
     cuts = [0, *(np.flatnonzero(new_topic) + 1).tolist(), len(qids)]
-    docnos = docnos.astype(f"U{lengths.max()}")
+    docnos = _ascii_unicode(docnos, int(lengths.max()))
     # Docno codes now, from the bytes at hand (evaluation looks documents up by code).
-    codes = VOCABULARY.encode_words(docno_words, lengths, names=lambda idx: docnos[idx].tolist())
+    codes = VOCABULARY.encode_words(docno_words, lengths)
     spans = [(qids[a].decode(), a, b) for a, b in zip(cuts[:-1], cuts[1:])]
     qrels = Qrels(topics={q: (docnos[a:b], grades[a:b]) for q, a, b in spans}, name=name)
     qrels._cache["codes"] = {q: codes[a:b] for q, a, b in spans}
