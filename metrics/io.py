@@ -92,13 +92,13 @@ def _first_and_inverse(hashes: np.ndarray, words: np.ndarray, lengths: np.ndarra
     hold the same bytes as its group's first row; only if two different docnos share a hash
     are the rows grouped by their bytes instead (a sort of byte strings, several times slower).
     """
-    order = np.argsort(hashes, kind="stable")
+    order = np.argsort(hashes)
     ordered = hashes[order]
     starts = np.ones(len(order), dtype=bool)
     starts[1:] = ordered[1:] != ordered[:-1]
     inverse = np.empty(len(order), dtype=np.int64)
     inverse[order] = np.cumsum(starts) - 1
-    first = order[starts]  # stable sort: the smallest row index of each group
+    first = np.minimum.reduceat(order, np.flatnonzero(starts))  # the smallest row index of each group
     rep = first[inverse]
     same = lengths[rep] == lengths
     for j in range(words.shape[1]):
@@ -245,10 +245,11 @@ class _Vocabulary:
         from the stored bytes when first asked for (most runs never need the strings).
         """
         first, inverse = _first_and_inverse(hashes, words, lengths)
-        order = np.argsort(first)  # codes in order of first appearance, as a dict would give them
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        new = first[order]
+        # codes in order of first appearance, as a dict would give them (a mark per row, no sort)
+        is_first = np.zeros(len(hashes), dtype=bool)
+        is_first[first] = True
+        new = np.flatnonzero(is_first)
+        rank = (np.cumsum(is_first) - 1)[first]
         base, end = len(self._names), len(self._names) + len(new)
         if names is None:
             self._names.extend([None] * len(new))
@@ -271,8 +272,21 @@ class _Vocabulary:
             while 4 * end > size:
                 size *= 2
             self._slots = np.zeros(size, dtype=np.int32)
-            self._place(np.arange(end))
+            self._rebuild(end)
         return base + rank[inverse]
+
+    def _rebuild(self, end: int) -> None:
+        """Fill the empty table with codes 0..end-1 at once: home slots sorted, each code at
+        max(home, previous code's slot + 1), the layout linear probing gives for that order."""
+        size = len(self._slots)
+        home = (self._hashes[:end] & np.uint64(size - 1)).astype(np.int64)
+        order = np.argsort(home)
+        step = np.arange(end)
+        slot = np.maximum.accumulate(home[order] - step) + step
+        inside = slot < size
+        self._slots[slot[inside]] = order[inside] + 1
+        if not inside.all():  # a run past the table's end wraps around to its first free slots
+            self._place(order[~inside])
 
     def _place(self, codes: np.ndarray) -> None:
         """Put each code into the first free slot from its hash on (linear probing)."""
