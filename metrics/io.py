@@ -685,18 +685,18 @@ def _vector_lines(raw: bytes, width: int) -> tuple[np.ndarray, np.ndarray, np.nd
     buf = np.frombuffer(raw, dtype=np.uint8)
     if buf.max() >= 0x80:  # str.split() also splits at some non-ASCII spaces
         return None
-    ends = np.flatnonzero(buf <= 0x20)  # every separator, line end and stray control byte
-    n_lines, rest = divmod(len(ends), width)
-    if rest or ends[0] == 0:
+    flat_ends = np.flatnonzero(buf <= 0x20)  # every separator, line end and stray control byte
+    n_lines, rest = divmod(len(flat_ends), width)
+    if rest or flat_ends[0] == 0:
         return None
-    seps = buf[ends].reshape(n_lines, width)
+    seps = buf[flat_ends].reshape(n_lines, width)
     inner = seps[:, :-1]
     if not ((seps[:, -1] == 0x0A).all() and ((inner == 0x20) | (inner == 0x09)).all()):  # "\r", "\f", ...
         return None
-    gaps = np.diff(ends)
+    gaps = np.diff(flat_ends)
     if gaps.min(initial=2) < 2:  # an empty field
         return None
-    ends = ends.reshape(n_lines, width)
+    ends = flat_ends.reshape(n_lines, width)
     starts = np.empty(n_lines, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1, -1] + 1
@@ -854,10 +854,10 @@ def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
         qids, docnos, lengths, scores = qids[order], docnos[order], lengths[order], scores[order]
         bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
     codes = VOCABULARY.encode_words(docnos, lengths)
-    bounds = [0, *bounds.tolist(), len(qids)]
-    if _first_duplicate(codes, bounds) is not None:
+    cuts = [0, *bounds.tolist(), len(qids)]
+    if _first_duplicate(codes, cuts) is not None:
         return None
-    return Run([q.decode() for q in qids[bounds[:-1]].tolist()], bounds, codes, scores, tag=tag)
+    return Run([q.decode() for q in qids[cuts[:-1]].tolist()], cuts, codes, scores, tag=tag)
 
 
 def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:

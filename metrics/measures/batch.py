@@ -211,7 +211,7 @@ def make_batch(qrels_prepared: dict[str, TopicJudgments], run, qids: list[str], 
     argsorts on 1000-document topics, so the loop stays.)
     """
     T = len(qids)
-    rows = []
+    rows: list[np.ndarray | None] = []
     for q in qids:
         span = run.index.get(q)
         if span is None:

@@ -279,13 +279,10 @@ def ndcg_rel_loop(b: Batch, params):
 
 def judged_at(b: Batch, params):
     """Fraction of the top k that appears in the qrels (any grade); divides by k."""
-    judged = (b.rel >= 0) | (b.rel == -2)
-    cum = np.cumsum(judged, axis=1) if b.depth else None
-    out = []
-    for k in params:
-        v = cum[:, min(k, b.depth) - 1] / float(k) if b.depth else np.zeros(len(b.qids))
-        out.append((f"judged_{k}", v))
-    return out
+    if not b.depth:
+        return [(f"judged_{k}", np.zeros(len(b.qids))) for k in params]
+    cum = np.cumsum((b.rel >= 0) | (b.rel == -2), axis=1)
+    return [(f"judged_{k}", cum[:, min(k, b.depth) - 1] / float(k)) for k in params]
 
 
 def _persistence(params) -> float:
@@ -298,13 +295,11 @@ def _persistence(params) -> float:
 
 def judged_ret_at(b: Batch, params):
     """Fraction of the top k present in the qrels over min(k, retrieved): ir_measures' Judged@k (0 with nothing retrieved)."""
-    judged = (b.rel >= 0) | (b.rel == -2)
-    cum = np.cumsum(judged, axis=1) if b.depth else None
+    if not b.depth:
+        return [(f"judged_ret_{k}", np.zeros(len(b.qids))) for k in params]
+    cum = np.cumsum((b.rel >= 0) | (b.rel == -2), axis=1)
     out = []
     for k in params:
-        if not b.depth:
-            out.append((f"judged_ret_{k}", np.zeros(len(b.qids))))
-            continue
         top = np.minimum(b.num_ret, k)
         hits = cum[np.arange(len(b.qids)), np.clip(top - 1, 0, None)]
         out.append((f"judged_ret_{k}", _safe_div(np.where(top > 0, hits, 0), top)))
@@ -378,13 +373,10 @@ def rbp_resid(b: Batch, params):
 
 def unj_at(b: Batch, params):
     """trec_eval's unj_k: documents in the top k absent from the qrels or with a negative grade, divided by k."""
-    unjudged = (b.rel == NONPOOL) | (b.rel == UNJUDGED)
-    cum = np.cumsum(unjudged, axis=1) if b.depth else None
-    out = []
-    for k in params:
-        v = cum[:, min(k, b.depth) - 1] / float(k) if b.depth else np.zeros(len(b.qids))
-        out.append((f"unj_{k}", v))
-    return out
+    if not b.depth:
+        return [(f"unj_{k}", np.zeros(len(b.qids))) for k in params]
+    cum = np.cumsum((b.rel == NONPOOL) | (b.rel == UNJUDGED), axis=1)
+    return [(f"unj_{k}", cum[:, min(k, b.depth) - 1] / float(k)) for k in params]
 
 
 def bin_g(b: Batch, _p=None):
@@ -481,8 +473,8 @@ def _g_vector(row: np.ndarray, gains: list[tuple[int, float, int]]) -> float:
     if not gains or gains[-1][1] <= 0.0:
         return 0.0
     lookup: dict[int, float] = {}
-    for lvl, g, _n in gains:
-        lookup.setdefault(lvl, g)
+    for lvl, gain, _n in gains:
+        lookup.setdefault(lvl, gain)
     seq = np.concatenate([np.full(n, g) for _lvl, g, n in reversed(gains) if n > 0] or [np.zeros(0)])
     stop = np.flatnonzero(seq <= 0.0)
     if len(stop):
