@@ -736,7 +736,8 @@ def _strings(words: np.ndarray) -> np.ndarray:
 
 def _digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return the bytes column by column, their digit values, which are digits, digits per row, and signs."""
-    cols = np.ascontiguousarray(words.view(np.uint8).T)
+    # columns past the longest field hold only padding: no digit, point or sign, so leave them out
+    cols = np.ascontiguousarray(words.view(np.uint8).T[:max(int(lengths.max(initial=1)), 1)])
     values = cols - np.uint8(0x30)  # padding and other bytes wrap to >= 10
     is_digit = values < 10
     count = np.uint8 if len(cols) < 256 else np.int64  # small counts add up fastest as bytes
