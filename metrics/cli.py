@@ -102,9 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-M", type=int, default=None, metavar="N", help="keep only the top N documents per topic")
     p.add_argument("-J", action="store_true", help="drop unjudged documents before evaluating")
     p.add_argument("-n", action="store_true", help="no summary: per-topic lines only (with -q)")
-    p.add_argument("-N", type=int, default=None, metavar="N",
-                   help="number of documents in the collection (accepted as trec_eval does; no measure here uses it)")
-    p.add_argument("-D", default=None, metavar="LEVEL", help="trec_eval's debug level (accepted, ignored)")
+    p.add_argument("-N", type=int, default=0, metavar="N",
+                   help="number of documents in the collection (default 0; utility's fourth coefficient weighs "
+                        "N - retrieved - relevant + relevant retrieved, as trec_eval's)")
+    p.add_argument("-D", default=None, metavar="LEVEL",
+                   help="trec_eval's debug level (accepted; no debugging output is printed)")
     p.add_argument("-T", default="trec_results", metavar="FORMAT", help="results format: trec_results (the only one)")
     p.add_argument("-Z", default=None, metavar="FILE", help="z-score file (not supported: refused)")
     p.add_argument("-v", action="store_true", help="print the version and exit")
@@ -145,7 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("usage: qrelsmith-eval [options] QRELS RUN [RUN ...]\n")
         return USAGE_ERROR
     if args.Z is not None:
-        return _fail("-Z (z-scores) is not supported", USAGE_ERROR)
+        return _fail("-Z (z-scores) is not supported: trec_eval 10.0's look-up of the z-score file reads past the "
+                     "end of its tables, so its output cannot be reproduced exactly (see docs/metrics.md)", USAGE_ERROR)
     if args.T != "trec_results":
         return _fail(f"illegal results format {args.T!r} (only trec_results)", INPUT_ERROR)
     prefs_mode = args.rel_format != "trec_qrels"
@@ -193,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     result = evaluate_prefs(prefs, run, measures, complete=args.c, max_docs=args.M)
                 else:
                     result = evaluate_many(qrels, [run], measures, relevance_level=args.l, complete=args.c,
-                                           max_docs=args.M, judged_only=args.J)[0]
+                                           max_docs=args.M, judged_only=args.J, num_docs=args.N)[0]
             for w in caught:
                 sys.stderr.write(f"metrics: warning: {w.message}\n")
         except ValueError as exc:

@@ -77,7 +77,7 @@ def _aggregate(req: Request, values: np.ndarray, n_topics: int) -> float | None:
 
 def evaluate(qrels: Qrels, run: Run, measures: Sequence[str] | str = ("official",), *, relevance_level: int = 1,
              complete: bool = False, max_docs: int | None = None, judged_only: bool = False,
-             warn: bool = True) -> EvaluationResult:
+             num_docs: int = 0, warn: bool = True) -> EvaluationResult:
     """Score one run as trec_eval 10.0 does, returning per-topic and aggregate values.
 
     Topics of the run absent from the qrels are ignored. Qrels topics absent from the run
@@ -95,7 +95,7 @@ def evaluate(qrels: Qrels, run: Run, measures: Sequence[str] | str = ("official"
         measures = [measures]
     requests = resolve(measures)
     return _evaluate(prepare_qrels(qrels), qrels, run, requests, level=relevance_level, complete=complete,
-                     max_docs=max_docs, judged_only=judged_only, warn=warn)
+                     max_docs=max_docs, judged_only=judged_only, num_docs=num_docs, warn=warn)
 
 
 def evaluate_many(qrels: Qrels, runs: Iterable[Run], measures: Sequence[str] | str = ("official",),
@@ -110,7 +110,8 @@ def evaluate_many(qrels: Qrels, runs: Iterable[Run], measures: Sequence[str] | s
 
 
 def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, level: int = 1,
-              complete: bool = False, max_docs: int | None = None, judged_only: bool = False, warn: bool = True) -> EvaluationResult:
+              complete: bool = False, max_docs: int | None = None, judged_only: bool = False, num_docs: int = 0,
+              warn: bool = True) -> EvaluationResult:
     qrel_topics = sorted(prepared)
     present = [q for q in qrel_topics if q in run.topics]
     missing = [q for q in qrel_topics if q not in run.topics]
@@ -120,6 +121,7 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
                       + (" …" if len(missing) > 10 else ""), MissingTopicsWarning, stacklevel=3)
     qids = qrel_topics if complete else present
     batch = make_batch(prepared, run, qids, level=level, max_docs=max_docs, judged_only=judged_only)
+    batch.num_docs = num_docs
     names: list[str] = []
     summary_only: set[str] = set()
     kinds: dict[str, str] = {}

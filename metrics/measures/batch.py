@@ -123,6 +123,7 @@ class Batch:
     level_counts: list[np.ndarray]  # per topic
     level: int = 1
     missing: np.ndarray | None = None  # (T,) topics absent from the run, scored empty under -c
+    num_docs: int = 0  # documents in the collection (trec_eval's -N; only utility reads it)
     _memo: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

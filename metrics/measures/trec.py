@@ -258,7 +258,7 @@ def utility(b: Batch, params):
         raise ValueError(f"utility takes 4 coefficients a,b,c,d; got {len(params)}")
     a, bb, c, d = params
     rr, ret, rel = b.num_rel_ret, b.num_ret, b.num_rel
-    val = a * rr + bb * (ret - rr) + c * (rel - rr) + d * (0 + rr - ret - rel)
+    val = a * rr + bb * (ret - rr) + c * (rel - rr) + d * (b.num_docs + rr - ret - rel)  # as m_utility.c, -N num_docs
     # a qrels topic missing from the run (-c): trec_eval resets utility to 0 by name
     missing = b.missing if b.missing is not None else np.zeros(len(val), dtype=bool)
     return [("utility", np.where(missing, 0.0, val.astype(np.float64)))]
