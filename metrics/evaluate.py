@@ -6,9 +6,6 @@ preparing the qrels once. Results convert to plain dicts, rows, CSV and JSON.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import warnings
 from collections.abc import Iterable, Sequence
@@ -155,6 +152,7 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
 
 def results_to_json(results: Sequence[EvaluationResult], *, per_topic: bool = True) -> str:
     """Serialise results as a JSON list of run objects."""
+    import json  # here, not at the top: the trec output of the command line needs neither json nor csv
     data = []
     for r in results:
         d = r.to_dict()
@@ -166,6 +164,8 @@ def results_to_json(results: Sequence[EvaluationResult], *, per_topic: bool = Tr
 
 def results_to_csv(results: Sequence[EvaluationResult], *, per_topic: bool = True) -> str:
     """Serialise results as CSV with header ``runid,measure,qid,value`` (long table form)."""
+    import csv
+    import io
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["runid", "measure", "qid", "value"])
