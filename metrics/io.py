@@ -887,7 +887,7 @@ def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
     codes = VOCABULARY.encode_words(docno_words, lengths)
     spans = [(qids[a].decode(), a, b) for a, b in zip(cuts[:-1], cuts[1:])]
     qrels = Qrels(topics={q: (docnos[a:b], grades[a:b]) for q, a, b in spans}, name=name)
-    qrels._cache["codes"] = {q: codes[a:b] for q, a, b in spans}
+    qrels._cache["codes"] = {q: (qrels.topics[q][0], codes[a:b]) for q, a, b in spans}  # codes of these docnos
     return qrels
 
 

@@ -37,9 +37,10 @@ def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
     if cached is not None:
         return cached
     topics = list(qrels.topics.items())
-    known = qrels._cache.get("codes")  # the file reader's codes, aligned with each topic's docnos
-    if known is not None and known.keys() == qrels.topics.keys():
-        codes = [known[q] for q, _ in topics]
+    known = qrels._cache.get("codes")  # the file reader's codes, with the docnos array they belong to
+    if known is not None and known.keys() == qrels.topics.keys() and all(
+            known[q][0] is d for q, (d, _g) in topics):
+        codes = [known[q][1] for q, _ in topics]
     else:
         sizes = [len(d) for _, (d, _g) in topics]
         # one vocabulary pass for every topic's docnos (a call per topic costs more than the lookups)

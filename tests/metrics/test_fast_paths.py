@@ -124,3 +124,16 @@ def test_parameter_kinds_parse_to_their_own_shapes():
     assert m["ndcg"].parse_params("1=0.5,2=3") == ((1, 0.5), (2, 3.0))
     with pytest.raises(ValueError, match="name=value"):
         m["rbp"].parse_params("0.5")
+
+
+def test_codes_from_the_qrels_reader_are_used_only_for_the_docnos_they_were_read_for(tmp_path):
+    from metrics.measures.batch import prepare_qrels
+
+    p = tmp_path / "q.txt"
+    p.write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    qrels = mio.read_qrels(p)
+    assert set(qrels._cache["codes"]) == {"1", "2"}
+    qrels.topics["2"] = (np.array(["zz-new"]), np.array([1]))  # replaced after reading
+    prepared = prepare_qrels(qrels)
+    assert mio.VOCABULARY.decode(prepared["2"].codes) == ["zz-new"]
+    assert sorted(mio.VOCABULARY.decode(prepared["1"].codes)) == ["a", "b"]
