@@ -685,18 +685,18 @@ def _vector_lines(raw: bytes, width: int) -> tuple[np.ndarray, np.ndarray, np.nd
     buf = np.frombuffer(raw, dtype=np.uint8)
     if buf.max() >= 0x80:  # str.split() also splits at some non-ASCII spaces
         return None
-    flat_ends = np.flatnonzero(buf <= 0x20)  # every separator, line end and stray control byte
-    n_lines, rest = divmod(len(flat_ends), width)
-    if rest or flat_ends[0] == 0:
+    # whole-buffer counts are fast contiguous passes (checking the separators found below
+    # through strided views instead measured 10% slower)
+    n_lines = np.count_nonzero(buf == 0x0A)
+    if np.count_nonzero(buf < 0x20) != n_lines + np.count_nonzero(buf == 0x09):  # "\r", "\f", ...
         return None
-    seps = buf[flat_ends].reshape(n_lines, width)
-    inner = seps[:, :-1]
-    if not ((seps[:, -1] == 0x0A).all() and ((inner == 0x20) | (inner == 0x09)).all()):  # "\r", "\f", ...
-        return None
+    flat_ends = np.flatnonzero(buf <= 0x20)
     gaps = np.diff(flat_ends)
-    if gaps.min(initial=2) < 2:  # an empty field
+    if len(flat_ends) != width * n_lines or flat_ends[0] == 0 or gaps.min(initial=2) < 2:  # an empty field
         return None
     ends = flat_ends.reshape(n_lines, width)
+    if not (buf[ends[:, -1]] == 0x0A).all():  # then the other ends are single spaces or tabs
+        return None
     starts = np.empty(n_lines, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1, -1] + 1
