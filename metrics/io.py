@@ -7,7 +7,7 @@ column of a run is ignored. A docno repeated within one topic is an error.
 
 from __future__ import annotations
 
-import gzip
+import functools
 import os
 import re
 import threading
@@ -404,11 +404,17 @@ class _Topics(Mapping):
 # What C's strtod (atof) reads as a whole token: decimal with optional exponent, hex, inf, nan;
 # ASCII only. Python's float() also takes "1_000", non-ASCII digits and surrounding spaces,
 # which atof stops at or never sees; such a score is refused instead of read differently.
-_C_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-                      r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
-                      r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))")
-_ASCII_SPACE = re.compile(r"[ \t\n\v\f\r]+")  # C isspace(); str.split() also splits at NBSP and others
-_C_INT = re.compile(r"[+-]?[0-9]+")
+_C_FLOAT = (r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+            r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+            r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))")
+_ASCII_SPACE = r"[ \t\n\v\f\r]+"  # C isspace(); str.split() also splits at NBSP and others
+_C_INT = r"[+-]?[0-9]+"
+
+
+@functools.cache
+def _regex(pattern: str) -> re.Pattern:
+    """Compile a pattern on first use (the regular files' fast path needs none of them)."""
+    return re.compile(pattern)
 _INT64 = 2**63 - 1
 
 
@@ -418,7 +424,7 @@ def c_float(text: str) -> float | None:
     >>> c_float("2.5e-3"), c_float("0x1p3"), c_float("1_000"), c_float("\u0661"), c_float("1e999")
     (0.0025, 8.0, None, None, None)
     """
-    if not _C_FLOAT.fullmatch(text):
+    if not _regex(_C_FLOAT).fullmatch(text):
         return None
     low = text.lower().lstrip("+-")
     if low.startswith("0x"):
@@ -438,7 +444,7 @@ def c_int(text: str) -> int | None:
     >>> c_int("-2"), c_int("1.5"), c_int("\u0661"), c_int("99999999999999999999")
     (-2, None, None, None)
     """
-    if not _C_INT.fullmatch(text):
+    if not _regex(_C_INT).fullmatch(text):
         return None
     value = int(text)
     return value if -_INT64 - 1 <= value <= _INT64 else None
@@ -447,7 +453,12 @@ def c_int(text: str) -> int | None:
 def _read_bytes(path: str) -> bytes:
     with open(path, "rb") as fh:
         head = fh.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
+    if head == b"\x1f\x8b":
+        import gzip  # here: most files are plain, and the command line's start-up counts
+
+        opener = gzip.open
+    else:
+        opener = open
     with opener(path, "rb") as fh:
         return fh.read()
 
@@ -518,7 +529,7 @@ def _split_checked(text: str, path: str, width: int, kind: str) -> tuple[list[st
     for no, line in enumerate(rows, 1):
         if line[:1] == "#":
             continue
-        parts = line.split() if line.isascii() else _ASCII_SPACE.split(line.strip(" \t\n\v\f\r"))
+        parts = line.split() if line.isascii() else _regex(_ASCII_SPACE).split(line.strip(" \t\n\v\f\r"))
         if parts == [""]:
             parts = []
         if not parts and not strict:
@@ -556,11 +567,11 @@ def _run_from_text(text: str, *, path: str, tag: str | None) -> Run:
     return _build_run(qids, docnos, scores, tag=tag, path=path, lines=lines)
 
 
-def _joined_match(pattern: re.Pattern, texts: list[str]) -> bool:
+def _joined_match(pattern: str, texts: list[str]) -> bool:
     """Return whether every text matches ``pattern`` whole, in one regex pass over the joined texts."""
     if not texts:
         return True
-    return re.fullmatch(f"(?:(?:{pattern.pattern})\n)*", "\n".join(texts) + "\n") is not None
+    return _regex(f"(?:(?:{pattern})\n)*").fullmatch("\n".join(texts) + "\n") is not None
 
 
 def _scores(texts: list[str], lines: list[int] | None, path: str) -> np.ndarray:
