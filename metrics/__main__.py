@@ -1,8 +1,6 @@
 """Allow ``python -m metrics``."""
 
-import sys
-
-from .cli import main, single_threaded_numpy
+from .cli import exit_now, main, single_threaded_numpy
 
 single_threaded_numpy()
-sys.exit(main())
+exit_now(main())

@@ -247,7 +247,22 @@ def single_threaded_numpy() -> None:
 def run() -> None:
     """Entry point of the ``qrelsmith-eval`` console script."""
     single_threaded_numpy()
-    sys.exit(main())
+    exit_now(main())
+
+
+def exit_now(status: int) -> None:
+    """Flush the output and end the process without tearing the interpreter down.
+
+    Freeing the docno vocabulary and unloading numpy at exit took 13 ms of a 0.23 s one-run
+    call; the command line writes nothing but stdout and stderr, flushed here, and registers
+    no exit handlers.
+    """
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away (``| head``): nothing left to say
+        os._exit(1)
+    os._exit(status)
 
 
 def _check_measures(measures: list[str]) -> bool:
