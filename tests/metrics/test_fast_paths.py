@@ -137,3 +137,15 @@ def test_codes_from_the_qrels_reader_are_used_only_for_the_docnos_they_were_read
     prepared = prepare_qrels(qrels)
     assert mio.VOCABULARY.decode(prepared["2"].codes) == ["zz-new"]
     assert sorted(mio.VOCABULARY.decode(prepared["1"].codes)) == ["a", "b"]
+
+
+def test_python_dash_m_metrics_flushes_its_output_and_keeps_its_exit_status(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    ok = subprocess.run([sys.executable, "-m", "metrics", "-q", "-m", "map", "q", "r"], cwd=tmp_path, env=env,
+                        capture_output=True, text=True)
+    assert (ok.returncode, ok.stdout) == (0, "map                   \t1\t1.0000\nmap                   \tall\t1.0000\n")
+    bad = subprocess.run([sys.executable, "-m", "metrics", "q", "missing"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "" and "missing" in bad.stderr
