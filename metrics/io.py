@@ -272,21 +272,8 @@ class _Vocabulary:
             while 4 * end > size:
                 size *= 2
             self._slots = np.zeros(size, dtype=np.int32)
-            self._rebuild(end)
+            self._place(np.arange(end))  # at most a quarter full now: a few probing passes
         return base + rank[inverse]
-
-    def _rebuild(self, end: int) -> None:
-        """Fill the empty table with codes 0..end-1 at once: home slots sorted, each code at
-        max(home, previous code's slot + 1), the layout linear probing gives for that order."""
-        size = len(self._slots)
-        home = (self._hashes[:end] & np.uint64(size - 1)).astype(np.int64)
-        order = np.argsort(home)
-        step = np.arange(end)
-        slot = np.maximum.accumulate(home[order] - step) + step
-        inside = slot < size
-        self._slots[slot[inside]] = order[inside] + 1
-        if not inside.all():  # a run past the table's end wraps around to its first free slots
-            self._place(order[~inside])
 
     def _place(self, codes: np.ndarray) -> None:
         """Put each code into the first free slot from its hash on (linear probing)."""

@@ -62,7 +62,7 @@ def test_vocabulary_decodes_docnos_read_as_bytes_only_when_asked():
     assert vocab.encode(["a-much-longer-docno-2", "new"]).tolist() == [3, 4]
 
 
-def test_rebuilt_table_finds_every_docno_when_their_slots_crowd_the_table_end():
+def test_table_finds_every_docno_when_their_slots_crowd_the_table_end():
     vocab = mio._Vocabulary()
     docnos = [f"doc-{i}" for i in range(3000)]
     codes = vocab.encode(docnos)
@@ -70,7 +70,7 @@ def test_rebuilt_table_finds_every_docno_when_their_slots_crowd_the_table_end():
     size = len(vocab._slots)
     vocab._hashes[:end] = np.uint64(size - 5) + (np.arange(end, dtype=np.uint64) % np.uint64(3))
     vocab._slots[:] = 0
-    vocab._rebuild(end)  # most codes run past the last slot and wrap around to the first ones
+    vocab._place(np.arange(end))  # most codes run past the last slot and wrap around to the first ones
     assert np.count_nonzero(vocab._slots) == end
     words, lengths = words_of([d.encode() for d in docnos])
     assert vocab._find(vocab._hashes[:end].copy(), words, lengths).tolist() == codes.tolist()
