@@ -443,10 +443,9 @@ def _read_bytes(path: str) -> bytes:
     if head == b"\x1f\x8b":
         import gzip  # here: most files are plain, and the command line's start-up counts
 
-        opener = gzip.open
-    else:
-        opener = open
-    with opener(path, "rb") as fh:
+        with gzip.open(path, "rb") as fh:
+            return fh.read()
+    with open(path, "rb") as fh:
         return fh.read()
 
 
