@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
 
-from metrics import Qrels, qrels_from_dict, qrels_without, ranked_docnos
 from metrics import Run as MetricsRun
+from metrics import qrels_from_dict, qrels_without, ranked_docnos
 
 from .leaderboard import score_runs
 
@@ -103,7 +102,7 @@ def pool_bias(qrels_dict: Mapping[str, Mapping[str, int]], runs: Sequence[Metric
     for run in runs:
         removed = unique[run.tag]
         if removed:
-            reduced_qrels = cast(Qrels, qrels_without(qrels, removed))  # metrics annotates it as returning object
+            reduced_qrels = qrels_without(qrels, removed)
             (result,) = score_runs(reduced_qrels, [run], relevance_level=relevance_level, measures=requests)
             reduced = {n: float(result.aggregate.get(n, 0.0)) for _, n in MEASURES}
         else:

@@ -1,7 +1,6 @@
 """Allow ``python -m metrics``."""
 
-import sys
+from .cli import exit_now, main, single_threaded_numpy
 
-from .cli import main
-
-sys.exit(main())
+single_threaded_numpy()
+exit_now(main())

@@ -6,9 +6,6 @@ preparing the qrels once. Results convert to plain dicts, rows, CSV and JSON.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import warnings
 from collections.abc import Iterable, Sequence
@@ -77,7 +74,7 @@ def _aggregate(req: Request, values: np.ndarray, n_topics: int) -> float | None:
 
 def evaluate(qrels: Qrels, run: Run, measures: Sequence[str] | str = ("official",), *, relevance_level: int = 1,
              complete: bool = False, max_docs: int | None = None, judged_only: bool = False,
-             warn: bool = True) -> EvaluationResult:
+             num_docs: int = 0, warn: bool = True) -> EvaluationResult:
     """Score one run as trec_eval 10.0 does, returning per-topic and aggregate values.
 
     Topics of the run absent from the qrels are ignored. Qrels topics absent from the run
@@ -95,7 +92,7 @@ def evaluate(qrels: Qrels, run: Run, measures: Sequence[str] | str = ("official"
         measures = [measures]
     requests = resolve(measures)
     return _evaluate(prepare_qrels(qrels), qrels, run, requests, level=relevance_level, complete=complete,
-                     max_docs=max_docs, judged_only=judged_only, warn=warn)
+                     max_docs=max_docs, judged_only=judged_only, num_docs=num_docs, warn=warn)
 
 
 def evaluate_many(qrels: Qrels, runs: Iterable[Run], measures: Sequence[str] | str = ("official",),
@@ -110,7 +107,8 @@ def evaluate_many(qrels: Qrels, runs: Iterable[Run], measures: Sequence[str] | s
 
 
 def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, level: int = 1,
-              complete: bool = False, max_docs: int | None = None, judged_only: bool = False, warn: bool = True) -> EvaluationResult:
+              complete: bool = False, max_docs: int | None = None, judged_only: bool = False, num_docs: int = 0,
+              warn: bool = True) -> EvaluationResult:
     qrel_topics = sorted(prepared)
     present = [q for q in qrel_topics if q in run.topics]
     missing = [q for q in qrel_topics if q not in run.topics]
@@ -120,10 +118,11 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
                       + (" …" if len(missing) > 10 else ""), MissingTopicsWarning, stacklevel=3)
     qids = qrel_topics if complete else present
     batch = make_batch(prepared, run, qids, level=level, max_docs=max_docs, judged_only=judged_only)
+    batch.num_docs = num_docs
     names: list[str] = []
     summary_only: set[str] = set()
     kinds: dict[str, str] = {}
-    per_topic: dict[str, dict] = {q: {} for q in qids}
+    columns: list[list] = []  # per name, the values of every topic in qids order
     aggregate: dict[str, float] = {}
     for req in requests:
         for name, vals in req.measure.func(batch, req.params):
@@ -134,25 +133,26 @@ def _evaluate(prepared, qrels: Qrels, run: Run, requests: list[Request], *, leve
                 summary_only.add(name)
             kinds[name] = req.measure.output_kind
             if req.measure.output_kind == "str":
-                for q, v in zip(qids, vals):
-                    per_topic[q][name] = v
+                columns.append(list(vals))
                 continue
             vals = np.asarray(vals, dtype=np.float64)
             as_int = req.measure.output_kind == "int"
-            for q, v in zip(qids, vals.tolist()):
-                per_topic[q][name] = int(v) if as_int else v
+            columns.append(vals.astype(np.int64).tolist() if as_int else vals.tolist())
             agg = _aggregate(req, vals, len(qids))
             if name == "num_rel" and complete:
                 # trec_eval's -c summary recounts num_rel from the whole qrels: entries graded above 0, whatever -l
                 agg = float(sum(int(c[1:].sum()) for c in batch.level_counts))
             if agg is not None:
                 aggregate[name] = int(agg) if as_int else agg
+    # one dict per topic from its row of values (a setitem per value costs twice as much)
+    per_topic = {q: dict(zip(names, row)) for q, row in zip(qids, zip(*columns))} if columns else {q: {} for q in qids}
     return EvaluationResult(tag=run.tag, names=names, kinds=kinds, per_topic=per_topic, aggregate=aggregate,
                             missing_topics=[] if complete else missing, summary_only=summary_only)
 
 
 def results_to_json(results: Sequence[EvaluationResult], *, per_topic: bool = True) -> str:
     """Serialise results as a JSON list of run objects."""
+    import json  # here, not at the top: the trec output of the command line needs neither json nor csv
     data = []
     for r in results:
         d = r.to_dict()
@@ -164,6 +164,8 @@ def results_to_json(results: Sequence[EvaluationResult], *, per_topic: bool = Tr
 
 def results_to_csv(results: Sequence[EvaluationResult], *, per_topic: bool = True) -> str:
     """Serialise results as CSV with header ``runid,measure,qid,value`` (long table form)."""
+    import csv
+    import io
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["runid", "measure", "qid", "value"])

@@ -7,7 +7,7 @@ column of a run is ignored. A docno repeated within one topic is an error.
 
 from __future__ import annotations
 
-import gzip
+import functools
 import os
 import re
 import threading
@@ -85,6 +85,32 @@ def _decode_rows(words: np.ndarray, lengths: np.ndarray) -> list[str]:
     return [w.tobytes()[:n].decode() for w, n in zip(words, lengths.tolist())]
 
 
+def _first_and_inverse(hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return, for the distinct rows, their first row index, and for each row its distinct row's index.
+
+    Rows are grouped by their 64-bit hash (a sort of integers), then every row is checked to
+    hold the same bytes as its group's first row; only if two different docnos share a hash
+    are the rows grouped by their bytes instead (a sort of byte strings, several times slower).
+    """
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    first = np.minimum.reduceat(order, np.flatnonzero(starts))  # the smallest row index of each group
+    rep = first[inverse]
+    same = lengths[rep] == lengths
+    for j in range(words.shape[1]):
+        same &= words[rep, j] == words[:, j]
+    if same.all():
+        return first, inverse
+    keyed = np.concatenate([lengths.astype(np.uint64)[:, None], words], axis=1)
+    _, first, inverse = np.unique(keyed.view(np.dtype((np.void, keyed.itemsize * keyed.shape[1]))).ravel(),
+                                  return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
 class _Vocabulary:
     """Map docnos to stable integer codes for the life of the process.
 
@@ -99,7 +125,8 @@ class _Vocabulary:
     """
 
     def __init__(self) -> None:
-        self.names: list[str] = []
+        self._names: list[str | None] = []  # None: not decoded yet (see _add)
+        self._unnamed = 0
         self._hashes = np.zeros(1024, dtype=np.uint64)  # per code; capacities grow by doubling
         self._lengths = np.zeros(1024, dtype=np.int64)
         self._offsets = np.zeros(1024, dtype=np.int64)  # first word of the code's bytes in _store
@@ -124,43 +151,72 @@ class _Vocabulary:
         """Return the codes of docnos given as UTF-8 bytes, one per row of zero-padded uint64 words.
 
         New docnos get codes in order of first appearance, as ``encode`` gives them;
-        ``names(row indices)`` returns their strings (by default the bytes are decoded).
+        ``names(row indices)`` returns their strings (by default the bytes are decoded when a
+        string is first asked for).
         """
-        if names is None:
-            def names(idx: np.ndarray) -> list[str]:
-                return _decode_rows(words[idx], lengths[idx])
         hashes = _row_hashes(words, lengths)
         with self._lock:  # one process-wide table; web requests may read files in threads
             codes = self._find(hashes, words, lengths)
             missing = np.flatnonzero(codes < 0)
             if len(missing):
-                codes[missing] = self._add(hashes[missing], words[missing], lengths[missing],
-                                           lambda new: names(missing[new]))
+                named = None if names is None else (lambda new: names(missing[new]))
+                codes[missing] = self._add(hashes[missing], words[missing], lengths[missing], named)
         return codes
+
+    @property
+    def names(self) -> list[str]:
+        """Return every docno, indexed by code."""
+        if self._unnamed:
+            self._name(np.arange(len(self._names)))
+        return self._names  # type: ignore[return-value]  # all named now
 
     def decode(self, codes: np.ndarray) -> list[str]:
         """Return the docnos of ``codes``."""
-        names = self.names
-        return [names[c] for c in codes.tolist()]
+        names = self._names
+        out = [names[c] for c in codes.tolist()]
+        if self._unnamed and None in out:
+            self._name(codes)
+            out = [names[c] for c in codes.tolist()]
+        return out  # type: ignore[return-value]
+
+    def _name(self, codes: np.ndarray) -> None:
+        """Decode the strings of those ``codes`` that have none yet, from their stored bytes."""
+        with self._lock:
+            names = self._names
+            todo = np.unique(np.asarray([c for c in codes.tolist() if names[c] is None], dtype=np.int64))
+            if not len(todo):
+                return
+            lengths = self._lengths[todo]
+            n_words = (lengths + 7) // 8
+            width = max(int(n_words.max()), 1)
+            cols = np.arange(width)
+            inside = cols < n_words[:, None]
+            at = np.where(inside, self._offsets[todo][:, None] + cols, 0)
+            words = np.where(inside, self._store[at], np.uint64(0))  # a docno's last word is zero-padded
+            for c, name in zip(todo.tolist(), _decode_rows(words, lengths)):
+                names[c] = name
+            self._unnamed -= len(todo)
 
     def repeated(self, codes: np.ndarray) -> np.ndarray:
         """Return which positions of ``codes`` hold a code that occurs there more than once."""
         positions = np.arange(len(codes))
         with self._lock:
-            self._mark = _grown(self._mark, len(self.names))
+            self._mark = _grown(self._mark, len(self._names))
             self._mark[codes] = positions  # a repeated code keeps one of its positions
             self._mark[codes[self._mark[codes] != positions]] = -1
             return self._mark[codes] < 0
 
     def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray, at: np.ndarray) -> np.ndarray:
         """Return whether rows ``at`` hold exactly the bytes of the docnos with the paired codes."""
-        lengths = lengths[at]
+        every = len(at) == len(words)  # the first probe usually finds every row: no gathers
+        lengths = lengths if every else lengths[at]
+        rows = words if every else words[at]
         n_words = (lengths + 7) // 8
         same = self._lengths[codes] == lengths
         offsets = self._offsets[codes]
         self._store = _grown(self._store, self._used + words.shape[1])
         for j in range(words.shape[1]):  # words past a docno's end belong to the next docno
-            same &= (self._store[offsets + j] == words[at, j]) | (n_words <= j)
+            same &= (self._store[offsets + j] == rows[:, j]) | (n_words <= j)
         return same
 
     def _find(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -182,17 +238,24 @@ class _Vocabulary:
         return codes
 
     def _add(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray,
-             names: Callable[[np.ndarray], list[str]]) -> np.ndarray:
-        """Assign codes to docnos absent from the vocabulary (a docno may repeat); return them."""
-        keyed = np.concatenate([lengths.astype(np.uint64)[:, None], words], axis=1)
-        _, first, inverse = np.unique(keyed.view(np.dtype((np.void, keyed.itemsize * keyed.shape[1]))).ravel(),
-                                      return_index=True, return_inverse=True)
-        order = np.argsort(first)  # codes in order of first appearance, as a dict would give them
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        new = first[order]
-        base, end = len(self.names), len(self.names) + len(new)
-        self.names.extend(names(new))
+             names: Callable[[np.ndarray], list[str]] | None) -> np.ndarray:
+        """Assign codes to docnos absent from the vocabulary (a docno may repeat); return them.
+
+        ``names(row indices)`` gives the new docnos' strings; None leaves them to be decoded
+        from the stored bytes when first asked for (most runs never need the strings).
+        """
+        first, inverse = _first_and_inverse(hashes, words, lengths)
+        # codes in order of first appearance, as a dict would give them (a mark per row, no sort)
+        is_first = np.zeros(len(hashes), dtype=bool)
+        is_first[first] = True
+        new = np.flatnonzero(is_first)
+        rank = (np.cumsum(is_first) - 1)[first]
+        base, end = len(self._names), len(self._names) + len(new)
+        if names is None:
+            self._names.extend([None] * len(new))
+            self._unnamed += len(new)
+        else:
+            self._names.extend(names(new))
         new_lengths, n_words = lengths[new], (lengths[new] + 7) // 8
         data = words[new][np.arange(words.shape[1]) < n_words[:, None]]
         self._hashes, self._lengths, self._offsets = (_grown(a, end) for a in (self._hashes, self._lengths, self._offsets))
@@ -209,18 +272,19 @@ class _Vocabulary:
             while 4 * end > size:
                 size *= 2
             self._slots = np.zeros(size, dtype=np.int32)
-            self._place(np.arange(end))
+            self._place(np.arange(end))  # at most a quarter full now: a few probing passes
         return base + rank[inverse]
 
     def _place(self, codes: np.ndarray) -> None:
         """Put each code into the first free slot from its hash on (linear probing)."""
         mask = len(self._slots) - 1
         pos = (self._hashes[codes] & np.uint64(mask)).astype(np.int64)
+        slots = self._slots
         while len(codes):
-            free = np.flatnonzero(self._slots[pos] == 0)
-            _, first = np.unique(pos[free], return_index=True)  # one code per contested slot
-            won = free[first]
-            self._slots[pos[won]] = codes[won] + 1
+            free = np.flatnonzero(slots[pos] == 0)
+            at, mine = pos[free], codes[free] + 1
+            slots[at] = mine  # codes contesting a slot: one write remains, that code wins it
+            won = free[slots[at] == mine]
             rest = np.ones(len(codes), dtype=bool)
             rest[won] = False
             codes, pos = codes[rest], (pos[rest] + 1) & mask
@@ -327,11 +391,17 @@ class _Topics(Mapping):
 # What C's strtod (atof) reads as a whole token: decimal with optional exponent, hex, inf, nan;
 # ASCII only. Python's float() also takes "1_000", non-ASCII digits and surrounding spaces,
 # which atof stops at or never sees; such a score is refused instead of read differently.
-_C_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-                      r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
-                      r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))")
-_ASCII_SPACE = re.compile(r"[ \t\n\v\f\r]+")  # C isspace(); str.split() also splits at NBSP and others
-_C_INT = re.compile(r"[+-]?[0-9]+")
+_C_FLOAT = (r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+            r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+            r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))")
+_ASCII_SPACE = r"[ \t\n\v\f\r]+"  # C isspace(); str.split() also splits at NBSP and others
+_C_INT = r"[+-]?[0-9]+"
+
+
+@functools.cache
+def _regex(pattern: str) -> re.Pattern:
+    """Compile a pattern on first use (the regular files' fast path needs none of them)."""
+    return re.compile(pattern)
 _INT64 = 2**63 - 1
 
 
@@ -341,7 +411,7 @@ def c_float(text: str) -> float | None:
     >>> c_float("2.5e-3"), c_float("0x1p3"), c_float("1_000"), c_float("\u0661"), c_float("1e999")
     (0.0025, 8.0, None, None, None)
     """
-    if not _C_FLOAT.fullmatch(text):
+    if not _regex(_C_FLOAT).fullmatch(text):
         return None
     low = text.lower().lstrip("+-")
     if low.startswith("0x"):
@@ -361,7 +431,7 @@ def c_int(text: str) -> int | None:
     >>> c_int("-2"), c_int("1.5"), c_int("\u0661"), c_int("99999999999999999999")
     (-2, None, None, None)
     """
-    if not _C_INT.fullmatch(text):
+    if not _regex(_C_INT).fullmatch(text):
         return None
     value = int(text)
     return value if -_INT64 - 1 <= value <= _INT64 else None
@@ -370,8 +440,12 @@ def c_int(text: str) -> int | None:
 def _read_bytes(path: str) -> bytes:
     with open(path, "rb") as fh:
         head = fh.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rb") as fh:
+    if head == b"\x1f\x8b":
+        import gzip  # here: most files are plain, and the command line's start-up counts
+
+        with gzip.open(path, "rb") as fh:
+            return fh.read()
+    with open(path, "rb") as fh:
         return fh.read()
 
 
@@ -441,7 +515,7 @@ def _split_checked(text: str, path: str, width: int, kind: str) -> tuple[list[st
     for no, line in enumerate(rows, 1):
         if line[:1] == "#":
             continue
-        parts = line.split() if line.isascii() else _ASCII_SPACE.split(line.strip(" \t\n\v\f\r"))
+        parts = line.split() if line.isascii() else _regex(_ASCII_SPACE).split(line.strip(" \t\n\v\f\r"))
         if parts == [""]:
             parts = []
         if not parts and not strict:
@@ -479,11 +553,11 @@ def _run_from_text(text: str, *, path: str, tag: str | None) -> Run:
     return _build_run(qids, docnos, scores, tag=tag, path=path, lines=lines)
 
 
-def _joined_match(pattern: re.Pattern, texts: list[str]) -> bool:
+def _joined_match(pattern: str, texts: list[str]) -> bool:
     """Return whether every text matches ``pattern`` whole, in one regex pass over the joined texts."""
     if not texts:
         return True
-    return re.fullmatch(f"(?:(?:{pattern.pattern})\n)*", "\n".join(texts) + "\n") is not None
+    return _regex(f"(?:(?:{pattern})\n)*").fullmatch("\n".join(texts) + "\n") is not None
 
 
 def _scores(texts: list[str], lines: list[int] | None, path: str) -> np.ndarray:
@@ -608,14 +682,16 @@ def _vector_lines(raw: bytes, width: int) -> tuple[np.ndarray, np.ndarray, np.nd
     buf = np.frombuffer(raw, dtype=np.uint8)
     if buf.max() >= 0x80:  # str.split() also splits at some non-ASCII spaces
         return None
+    # whole-buffer counts are fast contiguous passes (checking the separators found below
+    # through strided views instead measured 10% slower)
     n_lines = np.count_nonzero(buf == 0x0A)
     if np.count_nonzero(buf < 0x20) != n_lines + np.count_nonzero(buf == 0x09):  # "\r", "\f", ...
         return None
-    ends = np.flatnonzero(buf <= 0x20)
-    gaps = np.diff(ends)
-    if len(ends) != width * n_lines or ends[0] == 0 or gaps.min(initial=2) < 2:  # an empty field
+    flat_ends = np.flatnonzero(buf <= 0x20)
+    gaps = np.diff(flat_ends)
+    if len(flat_ends) != width * n_lines or flat_ends[0] == 0 or gaps.min(initial=2) < 2:  # an empty field
         return None
-    ends = ends.reshape(n_lines, width)
+    ends = flat_ends.reshape(n_lines, width)
     if not (buf[ends[:, -1]] == 0x0A).all():  # then the other ends are single spaces or tabs
         return None
     starts = np.empty(n_lines, dtype=np.int64)
@@ -636,6 +712,20 @@ def _field(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndar
     return _words(rows, lengths), lengths
 
 
+def _ascii_unicode(strings: np.ndarray, width: int) -> np.ndarray:
+    """Return an ASCII bytes array (``S<n>``, n >= width) as a str array ``U<width>``: each byte widened to a code point.
+
+    What ``strings.astype(f"U{width}")`` gives, several times faster (numpy decodes item by item).
+    """
+    rows = np.ascontiguousarray(strings).view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
+    return rows[:, :width].astype(np.uint32).view(f"U{width}").ravel()
+
+
+def _big_endian(words: np.ndarray) -> np.ndarray:
+    """Return zero-padded byte words as native integers that order as the bytes do (most significant byte first)."""
+    return words.view(">u8").astype(np.uint64)
+
+
 def _strings(words: np.ndarray) -> np.ndarray:
     """View zero-padded words as a 1-d bytes array (``S<width>``)."""
     return words.view(f"S{words.shape[1] * 8}").ravel()
@@ -643,7 +733,8 @@ def _strings(words: np.ndarray) -> np.ndarray:
 
 def _digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return the bytes column by column, their digit values, which are digits, digits per row, and signs."""
-    cols = np.ascontiguousarray(words.view(np.uint8).T)
+    # columns past the longest field hold only padding: no digit, point or sign, so leave them out
+    cols = np.ascontiguousarray(words.view(np.uint8).T[:max(int(lengths.max(initial=1)), 1)])
     values = cols - np.uint8(0x30)  # padding and other bytes wrap to >= 10
     is_digit = values < 10
     count = np.uint8 if len(cols) < 256 else np.int64  # small counts add up fastest as bytes
@@ -654,7 +745,7 @@ def _digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _horner(values: np.ndarray, is_digit: np.ndarray, dtype: type) -> np.ndarray:
     """Return the number each row's digits spell (columns × rows input), skipping other bytes."""
-    out = np.zeros(values.shape[1], dtype=dtype)
+    out: np.ndarray = np.zeros(values.shape[1], dtype=dtype)
     step = np.empty_like(out)
     for j in range(len(values)):
         np.multiply(out, 10, out=step)
@@ -753,17 +844,18 @@ def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
     qids, docnos, lengths, scores = columns.qids, columns.docno_words, columns.docno_lengths, columns.scores
     if tag is None:
         tag = columns.last_tag()  # trec_eval keeps the last line's tag
-    bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
-    firsts = qids[np.concatenate(([0], bounds))]
-    if len(np.unique(firsts)) != len(firsts):  # a topic's lines are not contiguous: group them
+    words = qids.view(np.uint64).reshape(len(qids), -1)  # the qids' zero-padded bytes: faster to compare
+    bounds = np.flatnonzero((words[1:] != words[:-1]).any(axis=1)) + 1
+    firsts = np.sort(qids[np.concatenate(([0], bounds))])
+    if (firsts[1:] == firsts[:-1]).any():  # a topic's lines are not contiguous: group them
         order = np.argsort(qids, kind="stable")
         qids, docnos, lengths, scores = qids[order], docnos[order], lengths[order], scores[order]
         bounds = np.flatnonzero(qids[1:] != qids[:-1]) + 1
     codes = VOCABULARY.encode_words(docnos, lengths)
-    bounds = [0, *bounds.tolist(), len(qids)]
-    if _first_duplicate(codes, bounds) is not None:
+    cuts = [0, *bounds.tolist(), len(qids)]
+    if _first_duplicate(codes, cuts) is not None:
         return None
-    return Run([q.decode() for q in qids[bounds[:-1]].tolist()], bounds, codes, scores, tag=tag)
+    return Run([q.decode() for q in qids[cuts[:-1]].tolist()], cuts, codes, scores, tag=tag)
 
 
 def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
@@ -775,18 +867,25 @@ def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
     grades = _parse_ints(*_field(buf, ends[:, 2] + 1, ends[:, 3]))
     if grades is None:
         return None
-    qids = _strings(_field(buf, starts, ends[:, 0])[0])
+    qid_words = _field(buf, starts, ends[:, 0])[0]
     docno_words, lengths = _field(buf, ends[:, 1] + 1, ends[:, 2])
-    docnos = _strings(docno_words)
-    order = np.lexsort((docnos, qids))  # byte order is code point order for ASCII
-    qids, docnos, grades = qids[order], docnos[order], grades[order]
-    new_topic = qids[1:] != qids[:-1]
-    if (~new_topic & (docnos[1:] == docnos[:-1])).any():
+    # Sort by qid, then docno, in byte order (code point order for ASCII): zero-padded words
+    # read as big-endian integers compare as their bytes do, and integers sort fast.
+    keys = [_big_endian(w) for w in (docno_words, qid_words)]
+    order = np.lexsort([k[:, j] for k in keys for j in reversed(range(k.shape[1]))])
+    qid_words, docno_words, lengths, grades = qid_words[order], docno_words[order], lengths[order], grades[order]
+    new_topic = (qid_words[1:] != qid_words[:-1]).any(axis=1)
+    if (~new_topic & (docno_words[1:] == docno_words[:-1]).all(axis=1)).any():
         return None
+    qids, docnos = _strings(qid_words), _strings(docno_words)
     cuts = [0, *(np.flatnonzero(new_topic) + 1).tolist(), len(qids)]
-    docnos = docnos.astype(f"U{lengths.max()}")
-    return Qrels(topics={qids[a].decode(): (docnos[a:b], grades[a:b]) for a, b in zip(cuts[:-1], cuts[1:])},
-                 name=name)
+    docnos = _ascii_unicode(docnos, int(lengths.max()))
+    # Docno codes now, from the bytes at hand (evaluation looks documents up by code).
+    codes = VOCABULARY.encode_words(docno_words, lengths)
+    spans = [(qids[a].decode(), a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+    qrels = Qrels(topics={q: (docnos[a:b], grades[a:b]) for q, a, b in spans}, name=name)
+    qrels._cache["codes"] = {q: (qrels.topics[q][0], codes[a:b]) for q, a, b in spans}  # codes of these docnos
+    return qrels
 
 
 def qrels_from_dict(data: Mapping[str, Mapping[str, int]], *, name: str = "qrels") -> Qrels:

@@ -29,8 +29,9 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -429,6 +430,8 @@ def _recalculate(j: JGCounts, njr: int, nj: int, *, ret_only: bool) -> tuple[int
             poss += p
         return ful, poss + ful
     rel = j.rel_array
+    if rel is None:  # judgments come as equivalence classes (handled above) or as a PA array
+        raise ValueError("preference judgments hold neither equivalence classes nor a PA array")
     a = j.pa
     limit = njr if ret_only else nj
     seen = 0
@@ -459,7 +462,7 @@ class PrefMeasure:
 
     name: str
     description: str
-    func: object
+    func: Callable[[Any], float]
     aggregate: str = "mean"
     output_kind: str = "float"
 

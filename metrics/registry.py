@@ -71,7 +71,7 @@ class Measure:
                     raise ValueError("duplicate cutoffs")
                 return tuple(sorted(vals))
             if self.param_kind == "pairs":
-                pairs = []
+                pairs: list[tuple[str, float]] = []
                 for p in parts:
                     key, eq, val = p.partition("=")
                     if not eq or not key:
@@ -79,20 +79,20 @@ class Measure:
                     pairs.append((key, c_atof(val)))
                 return tuple(pairs)
             if self.param_kind == "cut_beta":
-                pairs = set()
+                cut_betas: set[tuple[int, float]] = set()  # a repeated pair counts once
                 for p in parts:
                     k, eq, beta = p.partition("=")
-                    pair = (int(k), float(beta) if eq else 1.0)
-                    if pair[0] <= 0 or not pair[1] >= 0:
+                    cut_beta = (int(k), float(beta) if eq else 1.0)
+                    if cut_beta[0] <= 0 or not cut_beta[1] >= 0:
                         raise ValueError("cutoffs must be positive and beta non-negative")
-                    pairs.add(pair)
-                return tuple(sorted(pairs))
+                    cut_betas.add(cut_beta)
+                return tuple(sorted(cut_betas))
             if self.param_kind == "gains":
-                pairs = []
+                gains: list[tuple[int, float]] = []
                 for p in parts:
                     lvl, _, g = p.partition("=")
-                    pairs.append((int(lvl), float(g)))
-                return tuple(pairs)
+                    gains.append((int(lvl), float(g)))
+                return tuple(gains)
         except ValueError as exc:
             raise ValueError(f"bad parameters {text!r} for measure {self.name}: {exc}") from None
         raise ValueError(f"measure {self.name} takes no parameters")
@@ -262,11 +262,11 @@ def resolve(specs: Iterable[str]) -> list[Request]:
     for fam in sorted(marked, key=_order):
         m = _REG[fam]
         text = given.get(fam)
-        params = m.parse_params(text)
+        values = m.parse_params(text)
         if fam in alias_cuts:
-            params = tuple(sorted(alias_cuts[fam].union(params if text is not None else ())))
+            values = tuple(sorted(alias_cuts[fam].union(values if text is not None else ())))
         printable = text if text is not None and m.param_kind != "none" else None
-        out.append(Request(m, params, printable))
+        out.append(Request(m, values, printable))
     return out
 
 

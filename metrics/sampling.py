@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 #: trec_eval's smoothing constant in infAP (m_infAP.c), kept for exact agreement.
@@ -212,7 +212,7 @@ def infndcg(ranking: Sequence[str], prels: Mapping[str, Prel], *, k: int | None 
     return dcg / idcg if idcg > 0 else 0.0
 
 
-ESTIMATORS = {
+ESTIMATORS: dict[str, Callable[..., float]] = {
     "infAP": infap,
     "xinfAP": xinfap,
     "infNDCG": infndcg,

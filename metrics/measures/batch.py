@@ -8,12 +8,17 @@ negative grade, and ``PAD`` beyond the end of a topic's ranking.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..io import VOCABULARY
+
+if TYPE_CHECKING:
+    from ..io import Qrels
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -37,10 +42,15 @@ def prepare_qrels(qrels) -> dict[str, TopicJudgments]:
     if cached is not None:
         return cached
     topics = list(qrels.topics.items())
-    sizes = [len(d) for _, (d, _g) in topics]
-    # one vocabulary pass for every topic's docnos (a call per topic costs more than the lookups)
-    every = [x for _, (d, _g) in topics for x in d.tolist()]
-    codes = np.split(VOCABULARY.encode(every), np.cumsum(sizes)[:-1]) if topics else []
+    known = qrels._cache.get("codes")  # the file reader's codes, with the docnos array they belong to
+    if known is not None and known.keys() == qrels.topics.keys() and all(
+            known[q][0] is d for q, (d, _g) in topics):
+        codes = [known[q][1] for q, _ in topics]
+    else:
+        sizes = [len(d) for _, (d, _g) in topics]
+        # one vocabulary pass for every topic's docnos (a call per topic costs more than the lookups)
+        every = [x for _, (d, _g) in topics for x in d.tolist()]
+        codes = np.split(VOCABULARY.encode(every), np.cumsum(sizes)[:-1]) if topics else []
     out = {q: prepare_topic(d, g, c) for (q, (d, g)), c in zip(topics, codes)}
     qrels._cache["prepared"] = out
     return out
@@ -57,7 +67,7 @@ def prepare_topic(docnos: np.ndarray, grades: np.ndarray, codes: np.ndarray | No
     return TopicJudgments(docnos=docnos, grades=grades, level_counts=counts, codes=codes[order], relvals=relv[order])
 
 
-def qrels_without(qrels, removed) -> object:
+def qrels_without(qrels: Qrels, removed: Mapping[str, Collection[str]]) -> Qrels:
     """Return a copy of ``qrels`` without the documents ``removed`` (``{qid: docnos}``), as if never judged.
 
     Topics without removals share the original's arrays and prepared judgments, so building
@@ -119,6 +129,7 @@ class Batch:
     level_counts: list[np.ndarray]  # per topic
     level: int = 1
     missing: np.ndarray | None = None  # (T,) topics absent from the run, scored empty under -c
+    num_docs: int = 0  # documents in the collection (trec_eval's -N; only utility reads it)
     _memo: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -169,6 +180,29 @@ class Batch:
         return np.where(self.isrel, self.cumrel / self.ranks, 0.0)
 
     @cached_property
+    def ideal_grades(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the ideal ranking's grades per topic, (T, W) zero-padded highest first, and their counts (T,).
+
+        The ideal ranking holds every judged document of positive grade (trec_eval's
+        ideal for ndcg, ndcg_cut, Rndcg, ndcg_rel and G with the grades as gains).
+        """
+        T = len(self.qids)
+        width = max((len(c) for c in self.level_counts), default=0)
+        counts = np.zeros((T, max(width, 1)), dtype=np.int64)
+        for t, c in enumerate(self.level_counts):
+            counts[t, :len(c)] = c
+        levels = np.arange(width - 1, 0, -1)  # positive grades, highest first
+        reps = counts[:, levels]
+        lengths = reps.sum(axis=1)
+        matrix = np.zeros((T, int(lengths.max(initial=0))))
+        total = int(lengths.sum())
+        if total:
+            flat = np.repeat(np.tile(levels, T), reps.ravel()).astype(np.float64)
+            starts = np.cumsum(lengths) - lengths
+            matrix[np.repeat(np.arange(T), lengths), np.arange(total) - np.repeat(starts, lengths)] = flat
+        return matrix, lengths
+
+    @cached_property
     def discount(self) -> np.ndarray:
         return 1.0 / np.log2(np.arange(2, self.depth + 2, dtype=np.float64))
 
@@ -184,7 +218,7 @@ def make_batch(qrels_prepared: dict[str, TopicJudgments], run, qids: list[str], 
     argsorts on 1000-document topics, so the loop stays.)
     """
     T = len(qids)
-    rows = []
+    rows: list[np.ndarray | None] = []
     for q in qids:
         span = run.index.get(q)
         if span is None:

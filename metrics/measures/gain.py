@@ -28,18 +28,34 @@ def _gain_table(counts: np.ndarray, remap: dict[int, float]) -> tuple[dict[int, 
 
 
 def _gain_matrix(b: Batch, remap: dict[int, float]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Return the gain of every ranked document (T, D) and each topic's ideal gains, highest first.
+
+    Computed once per batch and gain mapping (ndcg, ndcg_rel and Rndcg share it); the arrays
+    are shared, so callers must not change them.
+    """
+    key = ("gains", tuple(sorted(remap.items())))
+    if key in b._memo:
+        return b._memo[key]
+    if not remap:  # the grades are the gains
+        G = np.where(b.rel > 0, b.rel, 0).astype(np.float64)
+        matrix, lengths = b.ideal_grades
+        ideals = [matrix[t, :n] for t, n in enumerate(lengths.tolist())]
+    else:
+        G, ideals = _remapped_gain_matrix(b, remap)
+    b._memo[key] = G, ideals
+    return G, ideals
+
+
+def _remapped_gain_matrix(b: Batch, remap: dict[int, float]) -> tuple[np.ndarray, list[np.ndarray]]:
     T = len(b.qids)
     G = np.zeros(b.rel.shape)
     ideals = []
     for t in range(T):
         gains, ideal = _gain_table(b.level_counts[t], remap)
         row = b.rel[t]
-        if remap:
-            g = np.zeros(len(row))
-            for lvl, val in gains.items():
-                g[row == lvl] = val
-        else:
-            g = np.where(row > 0, row, 0).astype(np.float64)
+        g = np.zeros(len(row))
+        for lvl, val in gains.items():
+            g[row == lvl] = val
         G[t] = g
         parts = [np.full(n, gv) for gv, n in ideal if gv > 0]
         ig = np.concatenate(parts) if parts else np.zeros(0)
@@ -81,19 +97,17 @@ def ideal_dcg(b: Batch, params):
 
 def ndcg_cut(b: Batch, params):
     T = len(b.qids)
-    G = np.where(b.rel > 0, b.rel, 0).astype(np.float64)
+    G = _gain_matrix(b, {})[0]
     wg = G * b.discount if b.depth else G
     cum = np.cumsum(wg, axis=1) if b.depth else np.zeros((T, 0))
-    ideals = []
-    for t in range(T):
-        c = b.level_counts[t]
-        levels = np.repeat(np.arange(len(c)), c)[::-1]
-        levels = levels[levels > 0].astype(np.float64)
-        ideals.append(np.cumsum(levels * _disc(len(levels))))
+    ideal, _ = b.ideal_grades
+    W = ideal.shape[1]
+    # zero padding past a topic's ideal length keeps its ideal DCG at every deeper cutoff
+    icum = np.cumsum(ideal * _disc(W), axis=1) if W else np.zeros((T, 1))
     out = []
     for k in params:
         d = cum[:, min(k, b.depth) - 1] if b.depth else np.zeros(T)
-        i = np.array([ic[min(k, len(ic)) - 1] if len(ic) else 0.0 for ic in ideals])
+        i = icum[:, min(k, max(W, 1)) - 1]
         out.append((f"ndcg_cut_{k}", _safe_div(d, i)))
     return out
 
@@ -108,37 +122,46 @@ def _ideal_list(b: Batch, t: int, remap) -> tuple[dict[int, float], list[float]]
 
 
 def rndcg(b: Batch, params):
-    """trec_eval's experimental Rndcg: nDCG averaged at each change of ideal gain level, vectorised per topic.
+    """trec_eval's experimental Rndcg: nDCG averaged at each change of ideal gain level, all topics at once.
 
     At each rank c where the ideal gain changes (down to 0 after the last ideal document) the
     ratio DCG/ideal DCG of the ranks before c is taken; a ranking longer than the ideal plus
     one adds the ratio of its whole DCG. No ratio at all while the topic has relevant
     documents (``-l 0`` with only grade 0) is 0/0 in trec_eval: NaN, printed ``-nan``.
-    ``rndcg_loop`` is m_Rndcg.c step by step, kept as the reference the tests compare with.
+    Ratios are summed rank by rank (cumsum). ``rndcg_loop`` is m_Rndcg.c step by step, kept
+    as the reference the tests compare with.
     """
     remap = dict(params or {})
     G, ideals = _gain_matrix(b, remap)
     T, D = G.shape
+    lengths = np.array([len(i) for i in ideals], dtype=np.int64)
+    W = int(lengths.max(initial=0))
     out = np.zeros(T)
-    logs = np.log2(np.arange(2, max(D, max((len(i) for i in ideals), default=0)) + 2, dtype=np.float64))
-    cum = np.cumsum(G / logs[:D], axis=1) if D else np.zeros((T, 0))
-    for t in range(T):
-        if b.num_rel[t] == 0:
-            continue
-        ig = ideals[t]
-        L, n = len(ig), int(b.num_ret[t])
-        if L == 0:
-            out[t] = np.nan
-            continue
-        icum = np.cumsum(ig / logs[:L])
-        change = np.flatnonzero(np.append(ig[1:] != ig[:-1], True)) + 1  # ranks c (1..L) where the ideal gain changes
-        dcg_before = cum[t, np.minimum(change, max(n, 1)) - 1] if n else np.zeros(len(change))
-        ratios = dcg_before / icum[change - 1]
-        total, count = float(sum(ratios.tolist())), len(ratios)
-        if n > L + 1:
-            total += float(cum[t, n - 1]) / float(icum[-1])
-            count += 1
-        out[t] = total / count
+    scored = b.num_rel > 0
+    out[scored & (lengths == 0)] = np.nan
+    if not W:
+        return [("Rndcg", out)]
+    ideal = np.zeros((T, W))
+    for t, ig in enumerate(ideals):
+        ideal[t, :len(ig)] = ig
+    logs = np.log2(np.arange(2, max(D, W) + 2, dtype=np.float64))
+    cum = np.cumsum(G / logs[:D], axis=1) if D else np.zeros((T, 1))
+    icum = np.cumsum(ideal / logs[:W], axis=1)
+    j = np.arange(W)
+    last = lengths[:, None] - 1
+    change = (j == last) | ((j < last) & np.append(ideal[:, 1:] != ideal[:, :-1], np.zeros((T, 1), bool), axis=1))
+    n = b.num_ret
+    at = np.minimum(j, np.maximum(n, 1)[:, None] - 1) if D else np.zeros((T, W), dtype=np.int64)
+    before = np.where(n[:, None] > 0, np.take_along_axis(cum, at, axis=1), 0.0)
+    ratios = np.divide(before, icum, out=np.zeros((T, W)), where=change)
+    total = np.cumsum(ratios, axis=1)[:, -1]
+    count = change.sum(axis=1)
+    longer = n > lengths + 1
+    rows = np.flatnonzero(longer & scored & (lengths > 0))
+    total[rows] += cum[rows, n[rows] - 1] / icum[rows, lengths[rows] - 1]
+    count = count + longer
+    ok = scored & (lengths > 0)
+    out[ok] = total[ok] / count[ok]
     return [("Rndcg", out)]
 
 
@@ -256,13 +279,10 @@ def ndcg_rel_loop(b: Batch, params):
 
 def judged_at(b: Batch, params):
     """Fraction of the top k that appears in the qrels (any grade); divides by k."""
-    judged = (b.rel >= 0) | (b.rel == -2)
-    cum = np.cumsum(judged, axis=1) if b.depth else None
-    out = []
-    for k in params:
-        v = cum[:, min(k, b.depth) - 1] / float(k) if b.depth else np.zeros(len(b.qids))
-        out.append((f"judged_{k}", v))
-    return out
+    if not b.depth:
+        return [(f"judged_{k}", np.zeros(len(b.qids))) for k in params]
+    cum = np.cumsum((b.rel >= 0) | (b.rel == -2), axis=1)
+    return [(f"judged_{k}", cum[:, min(k, b.depth) - 1] / float(k)) for k in params]
 
 
 def _persistence(params) -> float:
@@ -275,13 +295,11 @@ def _persistence(params) -> float:
 
 def judged_ret_at(b: Batch, params):
     """Fraction of the top k present in the qrels over min(k, retrieved): ir_measures' Judged@k (0 with nothing retrieved)."""
-    judged = (b.rel >= 0) | (b.rel == -2)
-    cum = np.cumsum(judged, axis=1) if b.depth else None
+    if not b.depth:
+        return [(f"judged_ret_{k}", np.zeros(len(b.qids))) for k in params]
+    cum = np.cumsum((b.rel >= 0) | (b.rel == -2), axis=1)
     out = []
     for k in params:
-        if not b.depth:
-            out.append((f"judged_ret_{k}", np.zeros(len(b.qids))))
-            continue
         top = np.minimum(b.num_ret, k)
         hits = cum[np.arange(len(b.qids)), np.clip(top - 1, 0, None)]
         out.append((f"judged_ret_{k}", _safe_div(np.where(top > 0, hits, 0), top)))
@@ -303,6 +321,8 @@ def rbp(b: Batch, params):
     if not b.depth:
         return [("rbp", out)]
     weights = p ** np.arange(b.depth, dtype=np.float64)
+    if not remap:
+        return [("rbp", _rbp_grades(b, p, weights))]
     for t in range(T):
         levels = range(len(b.level_counts[t]))
         gains = {lvl: remap.get(lvl, float(lvl)) for lvl in levels}
@@ -322,6 +342,23 @@ def rbp(b: Batch, params):
     return [("rbp", out)]
 
 
+def _rbp_grades(b: Batch, p: float, weights: np.ndarray) -> np.ndarray:
+    """rbp with the grades as gains, scaled by the topic's top grade when it exceeds 1 (as ``rbp``'s loop).
+
+    The gains of all topics are formed at once; each topic's weighted sum stays one dot
+    product over its ranking, as in the loop, so the values agree to the last bit.
+    """
+    top = np.array([len(c) - 1 for c in b.level_counts], dtype=np.float64)  # -1: no judged grade >= 0
+    G = _gain_matrix(b, {})[0]
+    scale = np.where(top > 1, top, 1.0)
+    scaled = np.where(top[:, None] > 1, (G - 0.0) / (scale[:, None] - 0.0), G)  # (g - lo) / (hi - lo), lo = 0
+    out = np.zeros(len(top))
+    for t, n in enumerate(b.num_ret.tolist()):
+        if top[t] >= 0:
+            out[t] = (1.0 - p) * float(scaled[t, :n] @ weights[:n])
+    return out
+
+
 def rbp_resid(b: Batch, params):
     """trec_eval's rbp_resid: p^num_ret + (1-p) * sum of p^(i-1) over unjudged ranks i; 0 with none unjudged."""
     p = _persistence(params)
@@ -336,13 +373,10 @@ def rbp_resid(b: Batch, params):
 
 def unj_at(b: Batch, params):
     """trec_eval's unj_k: documents in the top k absent from the qrels or with a negative grade, divided by k."""
-    unjudged = (b.rel == NONPOOL) | (b.rel == UNJUDGED)
-    cum = np.cumsum(unjudged, axis=1) if b.depth else None
-    out = []
-    for k in params:
-        v = cum[:, min(k, b.depth) - 1] / float(k) if b.depth else np.zeros(len(b.qids))
-        out.append((f"unj_{k}", v))
-    return out
+    if not b.depth:
+        return [(f"unj_{k}", np.zeros(len(b.qids))) for k in params]
+    cum = np.cumsum((b.rel == NONPOOL) | (b.rel == UNJUDGED), axis=1)
+    return [(f"unj_{k}", cum[:, min(k, b.depth) - 1] / float(k)) for k in params]
 
 
 def bin_g(b: Batch, _p=None):
@@ -439,8 +473,8 @@ def _g_vector(row: np.ndarray, gains: list[tuple[int, float, int]]) -> float:
     if not gains or gains[-1][1] <= 0.0:
         return 0.0
     lookup: dict[int, float] = {}
-    for lvl, g, _n in gains:
-        lookup.setdefault(lvl, g)
+    for lvl, gain, _n in gains:
+        lookup.setdefault(lvl, gain)
     seq = np.concatenate([np.full(n, g) for _lvl, g, n in reversed(gains) if n > 0] or [np.zeros(0)])
     stop = np.flatnonzero(seq <= 0.0)
     if len(stop):
@@ -467,8 +501,35 @@ def g_measure(b: Batch, params):
     Follows m_G.c step by step (including its sort of gains and its cost floor of 1 per rank);
     gains are remappable as ``G.1=3.5,2=9``. The relevance level ``-l`` does not apply.
     """
+    if not params:
+        return [("G", _g_grades(b))]
     out = np.zeros(len(b.qids))
     for t in range(len(b.qids)):
         gains = _g_gains(b.level_counts[t], params)
         out[t] = _g_vector(b.rel[t, : int(b.num_ret[t])], gains)
     return [("G", out)]
+
+
+def _g_grades(b: Batch) -> np.ndarray:
+    """G with the grades as gains, all topics at once (``_g_vector``'s arithmetic, element for element).
+
+    With integer gains m_G.c's sort is a plain ascending sort, so the ideal gain sequence is
+    the ideal ranking's grades, highest first; a rank's cost is max(ideal gain, 1), and 1
+    past the ideal ranking. Sums run rank by rank (cumsum), as the loop adds them.
+    """
+    T, D = b.rel.shape
+    out = np.zeros(T)
+    if not D:
+        return out
+    G = _gain_matrix(b, {})[0]
+    ideal, _ = b.ideal_grades
+    W = ideal.shape[1]
+    cost = np.ones((T, D))
+    cost[:, :min(W, D)] = np.maximum(ideal[:, :D], 1.0)
+    denom = np.log2(2.0 + np.cumsum(cost, axis=1) - np.cumsum(G, axis=1))
+    ranked = np.arange(D) < b.num_ret[:, None]
+    contrib = np.divide(G, denom, out=np.zeros((T, D)), where=(G != 0) & ranked)
+    total = np.cumsum(contrib, axis=1)[:, -1]
+    sum_ideal = np.cumsum(ideal, axis=1)[:, -1] if W else np.zeros(T)
+    np.divide(total, sum_ideal, out=out, where=sum_ideal > 0.0)
+    return out

@@ -71,7 +71,13 @@ def rprec(b: Batch, _p=None):
 
 
 def bpref_values(b: Batch) -> np.ndarray:
-    """trec_eval's bpref: unjudged documents are skipped; negative grades are unjudged."""
+    """trec_eval's bpref: unjudged documents are skipped; negative grades are unjudged (once per batch: gm_bpref too)."""
+    if "bpref" not in b._memo:
+        b._memo["bpref"] = _bpref(b)
+    return b._memo["bpref"]
+
+
+def _bpref(b: Batch) -> np.ndarray:
     if b.depth == 0:
         return np.zeros(len(b.qids))
     nonrel = (b.rel >= 0) & (b.rel < b.level)
@@ -108,6 +114,16 @@ def _interpolated(b: Batch) -> np.ndarray:
 
 
 def _iprec_values(b: Batch, percents, cutoff=None) -> list[np.ndarray]:
+    """Interpolated precision at each recall point (iprec_at_recall and 11pt_avg share one computation per batch)."""
+    key = ("iprec", tuple(percents))
+    if cutoff is not None:
+        return _iprec(b, percents, cutoff)
+    if key not in b._memo:
+        b._memo[key] = _iprec(b, percents, None)
+    return b._memo[key]
+
+
+def _iprec(b: Batch, percents, cutoff) -> list[np.ndarray]:
     # trec_eval 10: cutoff in relevant documents is lround(pct * R) (9.x: (long)(pct*R + 0.9)).
     T = len(b.qids)
     out = [np.zeros(T) for _ in percents]
@@ -121,8 +137,10 @@ def _iprec_values(b: Batch, percents, cutoff=None) -> list[np.ndarray]:
     first = np.argmax(b.isrel, axis=1)
     base = np.where(nrr > 0, interp[np.arange(T), first], _safe_div(nrr, b.num_ret))
     for j, pct in enumerate(percents):
-        rnd = cutoff or _lround
-        cut = np.array([rnd(pct * r) for r in R.tolist()], dtype=np.int64)
+        if cutoff is None:
+            cut = _lround_array(pct * R.astype(np.float64))
+        else:
+            cut = np.array([cutoff(pct * r) for r in R.tolist()], dtype=np.int64)
         vals = np.zeros(T)
         zero = cut <= 0
         vals[zero] = base[zero]
@@ -137,6 +155,11 @@ def _iprec_values(b: Batch, percents, cutoff=None) -> list[np.ndarray]:
 def _lround(x: float) -> int:
     """C lround: round half away from zero."""
     return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def _lround_array(x: np.ndarray) -> np.ndarray:
+    """``_lround`` of every element (the same floating-point steps)."""
+    return np.where(x >= 0, np.floor(x + 0.5), -np.floor(-x + 0.5)).astype(np.int64)
 
 
 def iprec_at_recall(b: Batch, params):
@@ -179,8 +202,8 @@ def infap(b: Batch, _p=None):
     rel = (r >= b.level) & (r >= 0)
     nonrel = (r >= 0) & (r < b.level)
     unj = r == -2
-    rel_before = np.cumsum(rel, axis=1) - rel
-    nonrel_before = np.cumsum(nonrel, axis=1) - nonrel
+    rel_before: np.ndarray = np.cumsum(rel, axis=1) - rel
+    nonrel_before: np.ndarray = np.cumsum(nonrel, axis=1) - nonrel
     judged_before = rel_before + nonrel_before + np.cumsum(unj, axis=1) - unj
     j = np.arange(b.depth, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -225,7 +248,7 @@ def rprec_mult(b: Batch, params):
     # trec_eval keeps the 9.x cutoff here: (long)(mult * R + 0.9); P at that many docs.
     out = []
     for m in params:
-        cuts = np.array([int(m * r + 0.9) for r in b.num_rel.tolist()], dtype=np.int64)
+        cuts = np.trunc(m * b.num_rel.astype(np.float64) + 0.9).astype(np.int64)  # C's (long) truncates
         out.append((f"Rprec_mult_{fmt_cut(m)}", _safe_div(rel_at_each(b, cuts), cuts)))
     return out
 
@@ -235,7 +258,7 @@ def utility(b: Batch, params):
         raise ValueError(f"utility takes 4 coefficients a,b,c,d; got {len(params)}")
     a, bb, c, d = params
     rr, ret, rel = b.num_rel_ret, b.num_ret, b.num_rel
-    val = a * rr + bb * (ret - rr) + c * (rel - rr) + d * (0 + rr - ret - rel)
+    val = a * rr + bb * (ret - rr) + c * (rel - rr) + d * (b.num_docs + rr - ret - rel)  # as m_utility.c, -N num_docs
     # a qrels topic missing from the run (-c): trec_eval resets utility to 0 by name
     missing = b.missing if b.missing is not None else np.zeros(len(val), dtype=bool)
     return [("utility", np.where(missing, 0.0, val.astype(np.float64)))]

@@ -116,3 +116,15 @@ def test_metrics_package_never_imports_django():
     for path in root.rglob("*.py"):
         text = path.read_text()
         assert "import django" not in text and "from django" not in text, path
+
+
+def test_collection_size_weighs_utilitys_fourth_coefficient_as_trec_eval_does(tmp_path, capsys):
+    # topic 1 of run A: 3 retrieved, 2 relevant, 2 relevant retrieved
+    # utility = 1*2 - 1*(3-2) + 0*(2-2) + 0.5*(N + 2 - 3 - 2)
+    q, a, _ = files(tmp_path)
+    main(["--skip-missing", "-m", "utility.1,-1,0,0.5", q, a])
+    assert capsys.readouterr().out == "utility_1,-1,0,0.5    \tall\t-0.5000\n"
+    main(["--skip-missing", "-N", "100", "-D", "1", "-m", "utility.1,-1,0,0.5", q, a])
+    assert capsys.readouterr().out == "utility_1,-1,0,0.5    \tall\t49.5000\n"
+    main(["--skip-missing", "-N", "100", "-m", "map", q, a])
+    assert capsys.readouterr().out == "map                   \tall\t1.0000\n"  # no other measure reads -N
