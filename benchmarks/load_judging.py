@@ -16,7 +16,7 @@ The client follows the API's retry contract (docs/deployment.md): a connection e
 429 is retried after a short back-off with the same request, and a submit keeps its client token,
 so a retry can never record a second judgment.
 
-Modes: ``paced`` (think time 2–6 s between next and submit, the pace of real judging; runs for
+Modes: ``paced`` (think time 2–6 s between next and submit, the pace of real judging, assessors arriving over the first 6 s; runs for
 --duration seconds) and ``saturation`` (no think time; runs until the campaign is complete or
 --duration). Prints p50/p95/p99 per endpoint, rounds per second, errors by status and what each
 fault cost, then checks the invariants against the database: no (item, assessor) judged twice,
@@ -310,6 +310,8 @@ class Stats:
         self.abandoned: list[tuple[int, int]] = []  # (item, assessor)
         self.duplicates_sent = 0
         self.refused: Counter = Counter()
+        self.last_abandon = float("-inf")  # monotonic time of the last abandoned lease
+        self.drained: tuple[float, int] | None = None  # (time, rounds) of the first 204: only held items left
 
     def record(self, endpoint: str, seconds: float, status: int | str) -> None:
         with self.lock:
@@ -359,9 +361,21 @@ def run_clients(args, campaign_id: int, tokens: list[tuple[int, str]], stats: St
         rng = random.Random(index)
         next_path = f"/api/campaigns/{campaign_id}/next/"
         submit_path = f"/api/campaigns/{campaign_id}/judgments/"
+        if args.mode == "paced" and stop.wait(rng.uniform(0.0, 6.0)):
+            return  # real assessors arrive over a think-time window, not all in the same millisecond
         while not stop.is_set():
             assessor_id, token = identity
             status, item = call(stats, args.port, "next", next_path, token, None)
+            if status == 204:
+                with stats.lock:
+                    if stats.drained is None:
+                        stats.drained = (time.monotonic(), stats.rounds)
+                    leases_out = stats.last_abandon + args.lease_seconds + 1 - time.monotonic()
+                if leases_out > 0:
+                    # What is left may be held by abandoned leases: ask again once the last has run out.
+                    if stop.wait(leases_out):
+                        return
+                    continue
             if status == 204 or (status == 0 and stop.is_set()):
                 return  # this assessor's queue is empty (or the run is over)
             if status != 200:
@@ -374,6 +388,7 @@ def run_clients(args, campaign_id: int, tokens: list[tuple[int, str]], stats: St
             if rng.random() < args.abandon_rate:
                 with stats.lock:
                     stats.abandoned.append((item["item"], assessor_id))
+                    stats.last_abandon = time.monotonic()
                 replacement = swap(identity)
                 if replacement is None:
                     return
@@ -451,7 +466,9 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8182)
     parser.add_argument("--web-workers", type=int, default=4)
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--spares", type=int, default=10, help="Extra assessors taken up after an abandoned lease.")
+    parser.add_argument("--spares", type=int, default=200,
+                        help="Extra assessors taken up after an abandoned lease (an abandoning assessor rests for "
+                             "a lease; at R rounds/s about abandon-rate × R × lease seconds rest at once).")
     parser.add_argument("--pairs", type=int, default=1500)
     parser.add_argument("--judgments", type=int, default=3, help="Judgments per pair (2 or 3).")
     parser.add_argument("--lease-seconds", type=int, default=30, help="The plan allows 30 s to 24 h.")
@@ -525,6 +542,10 @@ def main() -> int:
     print(f"\njudging phase {wall:.1f} s; {stats.rounds} rounds (next+submit) = {stats.rounds / wall:.1f} rounds/s; "
           f"{stats.duplicates_sent} duplicate submits sent, {len(stats.abandoned)} leases abandoned, "
           f"{stats.retried} retries")
+    if stats.drained is not None:
+        busy, rounds_busy = stats.drained[0] - started, stats.drained[1]
+        print(f"until the queue first ran dry (only abandoned leases left to expire): {busy:.1f} s, {rounds_busy} "
+              f"rounds = {rounds_busy / busy:.1f} rounds/s")
     print(f"\n{'endpoint':<8} {'calls':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for endpoint in ("next", "submit"):
         ms = [t * 1000 for t in stats.latency[endpoint]]
