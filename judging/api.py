@@ -88,6 +88,16 @@ class CampaignScoped:
             raise exceptions.PermissionDenied(str(exc), code="blocked") from None
 
 
+def _led_collection(request: Request, slug: str):
+    """Return the collection ``slug`` for one of its leads: 404 for outsiders, 403 for its other members."""
+    try:
+        return collection_for_user(request.user, slug, lead_only=True)
+    except Http404:
+        raise exceptions.NotFound("No such collection.") from None
+    except DjangoPermissionDenied as exc:
+        raise exceptions.PermissionDenied(str(exc)) from None
+
+
 def _scale(assessor) -> list:
     return assessor.campaign.collection.scale
 
@@ -123,12 +133,7 @@ class CampaignList(APIView):
         if not isinstance(slug, str) or not slug:
             raise exceptions.ValidationError({"collection": [exceptions.ErrorDetail(
                 "The slug of a collection you lead is required.", code="required")]})
-        try:
-            collection = collection_for_user(request.user, slug, lead_only=True)
-        except Http404:
-            raise exceptions.NotFound("No such collection.") from None
-        except DjangoPermissionDenied as exc:
-            raise exceptions.PermissionDenied(str(exc)) from None
+        collection = _led_collection(request, slug)
         data = CampaignCreateSerializer(data=request.data, collection=collection)
         data.is_valid(raise_exception=True)
         options = data.validated_data
@@ -407,12 +412,7 @@ class JudgmentsImport(APIView):
 
     @extend_schema(request=serializers.JudgmentsImportSerializer, responses={201: dict})
     def post(self, request: Request, slug: str) -> Response:
-        try:
-            collection = collection_for_user(request.user, slug, lead_only=True)
-        except Http404:
-            raise exceptions.NotFound("No such collection.") from None
-        except DjangoPermissionDenied as exc:
-            raise exceptions.PermissionDenied(str(exc)) from None
+        collection = _led_collection(request, slug)
         data = serializers.JudgmentsImportSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         summary = judgments_import(collection=collection, source=data.validated_data["file"],
