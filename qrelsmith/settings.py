@@ -101,7 +101,9 @@ TEMPLATES = [
     },
 ]
 
-WSGI_APPLICATION = "qrelsmith.wsgi.application"
+# The development server (runserver) takes its app from here; gunicorn loads qrelsmith.wsgi, which
+# refuses development settings (qrelsmith.startup).
+WSGI_APPLICATION = "qrelsmith.wsgi_local.application" if DEV else "qrelsmith.wsgi.application"
 ASGI_APPLICATION = "qrelsmith.asgi.application"
 
 DATABASES = {

@@ -86,3 +86,35 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
     )
     assert result.returncode == 0, result.stderr + result.stdout
     assert "no issues" in result.stdout
+
+
+def test_the_development_server_serves_in_development_mode(tmp_path):
+    """``make run`` starts runserver with QRELSMITH_DEV=1: it must serve, though gunicorn's entry point refuses.
+
+    (It once loaded ``qrelsmith.wsgi`` too, which stopped it at start-up with "refuses to serve".)
+    """
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "QRELSMITH_ALLOW_INSECURE",
+                          "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    clean.update(QRELSMITH_DEV="1", DATABASE_URL=f"sqlite:///{tmp_path / 'dev.sqlite3'}")
+    server = subprocess.Popen([sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                              cwd=ROOT, env=clean, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        status, deadline = None, time.monotonic() + 60
+        while status is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=5) as response:
+                    status = response.status
+            except OSError:
+                time.sleep(0.3)
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=30)[0]
+    assert status == 200, output
