@@ -65,3 +65,22 @@ def test_crowd_pages_fit_a_phone(page, live_server, collection, lead, alice):
     page.wait_for_selector("#doc-text")
     assert page.get_attribute("#topic-progress-block", "hidden") is not None  # a crowd batch has no per-topic progress
     _walk(page, page.url, "crowd-judge", ready="#doc-text")
+
+
+def test_the_campaign_form_fits_a_phone_with_its_problems_shown(page, login, live_server, collection, lead, alice):
+    """The form's "Order" select has long options: they once widened its fieldset past a 390 px screen."""
+    pool = make_pool(collection, topics=1, docs_per_topic=2)
+    url = f"/c/{collection.slug}/campaigns/new/"
+    login(lead, url)
+    _walk(page, live_server.url + url, "campaign-new", ready="form")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.fill("input[name=name]", "phone")
+    page.select_option("select[name=pool]", str(pool.pk))
+    page.fill("input[name=lease_seconds]", "5")
+    page.fill("input[name=seed]", "99999999999")
+    page.evaluate("document.querySelector('main form').noValidate = true")  # the server's messages, not the browser's
+    page.click("button:has-text('Start campaign')")
+    page.wait_for_selector(".errorlist")
+    problems = " ".join(page.locator(".errorlist").all_inner_texts())
+    assert "Leases last between 30" in problems and "The seed must be between" in problems
+    assert_fits(page, "campaign-new with problems at 390px")
