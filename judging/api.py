@@ -179,7 +179,7 @@ class SubmitJudgment(CampaignScoped, APIView):
             judgment = judgment_submit(assessor=assessor, item=values.pop("item"), **values)
         except ValidationError as error:
             raise _refused(error) from None
-        return Response(serializers.MyJudgmentSerializer(judgment).data)
+        return Response(serializers.judgment_data(judgment))
 
 
 class PreviousJudgment(CampaignScoped, APIView):

@@ -77,7 +77,7 @@ def cache_config(url: str, *, prefix: str) -> dict:
     if not url or url.startswith("locmem://"):
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "qrelsmith"}
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url, "KEY_PREFIX": prefix}
+        return {"BACKEND": "qrelsmith.redis_cache.RedisCache", "LOCATION": url, "KEY_PREFIX": prefix}
     raise ImproperlyConfigured(f"CACHE_URL={url!r}: use redis://host:port/db, rediss://… or locmem://")
 
 

@@ -187,7 +187,7 @@ if not DEBUG:
 REST_FRAMEWORK = {
     # Token first: a request without credentials then gets 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "qrelsmith.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_THROTTLE_CLASSES": [

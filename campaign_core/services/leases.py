@@ -15,9 +15,8 @@ SQLite there are no row locks; its single writer serializes claims (correct, not
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from django.apps import apps
 from django.db import transaction
@@ -33,49 +32,83 @@ class _Rejected(Exception):
     """A locked candidate turned out to be taken; rolling back its savepoint releases its row lock."""
 
 
-def lease_claim(*, assessor: Any, open_items: Callable[[], QuerySet], now: datetime,
-                lease_seconds: int, wait: bool = False, related: tuple[str, ...] = ()) -> Any:
-    """Lease the first item of ``open_items()`` that is still open under its row lock; None if none is.
+class ClaimStatements(Protocol):
+    """The four statements of a claim, as a campaign kind runs them (``QueryClaim``: the ORM's).
 
-    ``assessor`` is either kind's assessor (its ``leases`` relation names the lease model).
-
-    ``open_items`` returns the kind's query of the items open to this assessor, in the order
-    they should be handed out; it is asked again under the lock, so it must count live leases
-    and judgments itself. ``wait=True`` (adaptive orders, whose priority rewrites hold open
-    rows for a moment) waits for the first candidate when every open row is locked, rather
-    than wrongly answering "nothing left". It waits for that one chosen row, never with a
-    locking query over the candidates: such a query keeps the rows it locked and then found
-    taken while it waits for the next one, and two claims walking in different orders deadlock.
-
-    ``related`` names relations to read with the item (``select_related``) by the re-check
-    under the lock, so a caller that shows the item needs no further query. The lease is
-    written with one upsert (``INSERT … ON CONFLICT (item, assessor) DO UPDATE``): an expired
-    lease of the same assessor on the item is renewed in place.
+    ``candidate`` returns the first open item's key not in ``tried`` (locking it, skipping locked
+    rows, when ``skip_locked``); ``lock`` waits for one row's lock; ``recheck`` asks again, under
+    the lock, whether that item is open and returns it (with what the caller shows of it) or
+    None; ``lease`` writes the lease with one upsert (an expired lease of the same assessor on
+    the item is renewed in place).
     """
-    lease_model = assessor.leases.model
-    # Built once: a queryset is lazy, so each use below runs its SQL afresh (a new snapshot).
-    query = open_items()
-    item_model = query.model
+
+    def candidate(self, tried: list[int], *, skip_locked: bool) -> int | None: ...
+
+    def lock(self, pk: int) -> None: ...
+
+    def recheck(self, pk: int) -> Any | None: ...
+
+    def lease(self, pk: int, expires_at: datetime) -> None: ...
+
+
+class QueryClaim:
+    """Claim statements built from a kind's open-items queryset (the ORM form; the preference kind's).
+
+    ``open_items`` must count live leases and judgments itself, since it is asked again under the
+    lock. ``related`` names relations the re-check reads with the item (``select_related``), so a
+    caller that shows the item needs no further query.
+    """
+
+    def __init__(self, *, assessor: Any, open_items: QuerySet, now: datetime, related: tuple[str, ...] = ()) -> None:
+        self.assessor = assessor
+        self.lease_model = assessor.leases.model  # either kind's assessor: its ``leases`` names the lease model
+        # Built once: a queryset is lazy, so each use below runs its SQL afresh (a new snapshot).
+        self.query = open_items
+        self.now = now
+        self.related = related
+
+    def candidate(self, tried: list[int], *, skip_locked: bool) -> int | None:
+        candidates = self.query.exclude(pk__in=tried) if tried else self.query
+        if skip_locked:
+            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+        return candidates.values_list("pk", flat=True).first()
+
+    def lock(self, pk: int) -> None:
+        self.query.model.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True).first()
+
+    def recheck(self, pk: int) -> Any | None:
+        return self.query.filter(pk=pk).select_related(*self.related).first()
+
+    def lease(self, pk: int, expires_at: datetime) -> None:
+        self.lease_model.objects.bulk_create(
+            [self.lease_model(item_id=pk, assessor=self.assessor, expires_at=expires_at)],
+            update_conflicts=True, unique_fields=["item", "assessor"], update_fields=["created_at", "expires_at"])
+
+
+def lease_claim(*, statements: ClaimStatements, now: datetime, lease_seconds: int, wait: bool = False) -> Any:
+    """Lease the first open item that is still open under its row lock; None if none is.
+
+    ``wait=True`` (adaptive orders, whose priority rewrites hold open rows for a moment) waits
+    for the first candidate when every open row is locked, rather than wrongly answering
+    "nothing left". It waits for that one chosen row, never with a locking query over the
+    candidates: such a query keeps the rows it locked and then found taken while it waits for
+    the next one, and two claims walking in different orders deadlock.
+    """
     tried: list[int] = []
     for _ in range(CLAIM_ATTEMPTS):
         try:
             with transaction.atomic():
-                candidates = query
-                if tried:
-                    candidates = candidates.exclude(pk__in=tried)
-                pk = candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True).first()
+                pk = statements.candidate(tried, skip_locked=True)
                 if pk is None and wait:
-                    pk = candidates.values_list("pk", flat=True).first()
+                    pk = statements.candidate(tried, skip_locked=False)
                     if pk is not None:
-                        item_model.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True).first()
+                        statements.lock(pk)
                 if pk is None:
                     return None
-                item = query.filter(pk=pk).select_related(*related).first()
+                item = statements.recheck(pk)
                 if item is None:
                     raise _Rejected(pk)
-                lease_model.objects.bulk_create(
-                    [lease_model(item_id=pk, assessor=assessor, expires_at=now + timedelta(seconds=lease_seconds))],
-                    update_conflicts=True, unique_fields=["item", "assessor"], update_fields=["created_at", "expires_at"])
+                statements.lease(pk, now + timedelta(seconds=lease_seconds))
                 return item
         except _Rejected as rejected:
             tried.append(rejected.args[0])

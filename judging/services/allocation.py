@@ -15,7 +15,8 @@ Concurrency (PostgreSQL): ``item_next`` claims with the campaign core's
 judgment of an item is written under that same row lock (``judgment_submit`` locks it too),
 so the count can't change between the check and the write. The unique
 constraints on (item, assessor) of leases and judgments are the last line of defence.
-On SQLite row locks don't exist; SQLite lets one writer at a time commit, which serializes
+The claim runs ``open_items``' rules as SQL (``judging.services.round_sql``: it binds parameters
+instead of compiling queries on the hot path; a test holds the two equal). On SQLite row locks don't exist; SQLite lets one writer at a time commit, which serializes
 handing out work (correct, not parallel).
 
 Gold items are mixed into each assessor's own stream: before the k-th item of an assessor
@@ -38,9 +39,8 @@ from django.utils import timezone
 
 from campaign_core.services.leases import lease_claim
 from judging.models import Assessor, Campaign, Item, Judgment, Lease
+from judging.services import round_sql
 from judging.services.adaptive import ADAPTIVE_ORDERS, priorities_start
-
-ITEM_SHOWN = ("pair__topic", "pair__document")  # what a judging page or the API shows of the item it hands out
 
 
 def _judged_by(assessor_ref) -> Exists:
@@ -96,12 +96,13 @@ def _wants_gold(campaign: Campaign, done: int, gold_done: int) -> bool:
 def _claim(assessor: Assessor, now, *, gold: bool) -> Item | None:
     """Lease one open item (``campaign_core.services.leases.lease_claim``, the deadlock-safe claim).
 
-    Adaptive orders wait for a row a priority rewrite holds rather than answer "nothing left".
+    The statements are ``round_sql.OpenItemClaim``'s: ``open_items`` in SQL, so a claim binds
+    parameters instead of compiling queries. Adaptive orders wait for a row a priority rewrite
+    holds rather than answer "nothing left".
     """
     campaign = assessor.campaign
-    return lease_claim(assessor=assessor, open_items=lambda: open_items(assessor, now, gold=gold), now=now,
-                       lease_seconds=campaign.lease_seconds, wait=campaign.order in ADAPTIVE_ORDERS and not gold,
-                       related=ITEM_SHOWN)
+    return lease_claim(statements=round_sql.OpenItemClaim(assessor=assessor, now=now, gold=gold), now=now,
+                       lease_seconds=campaign.lease_seconds, wait=campaign.order in ADAPTIVE_ORDERS and not gold)
 
 
 def item_next(*, assessor: Assessor, now=None) -> Item | None:
@@ -110,7 +111,7 @@ def item_next(*, assessor: Assessor, now=None) -> Item | None:
     An item the assessor already holds a live lease on comes first (its lease is renewed), so
     reloading the page shows the same pair. Blocked assessors, closed campaigns and crowd
     workers with a full batch get None. The item comes with its pair's topic and document
-    (``ITEM_SHOWN``), read by the same query that re-checks it under its lock.
+    (``round_sql.item_shown``), read by the same query that re-checks it under its lock.
     """
     now = now or timezone.now()
     campaign = assessor.campaign
@@ -122,7 +123,7 @@ def item_next(*, assessor: Assessor, now=None) -> Item | None:
     with transaction.atomic():
         # Re-read the block state under the assessor's row lock, which a block holds while it
         # drops leases (``judging.services.quality``): a stale object must not lease after it.
-        assessor.blocked = Assessor.objects.select_for_update().values_list("blocked", flat=True).get(pk=assessor.pk)
+        assessor.blocked = round_sql.assessor_lock(assessor.pk)[0]
         if assessor.blocked:
             return None
         done = gold_done = 0
@@ -130,12 +131,11 @@ def item_next(*, assessor: Assessor, now=None) -> Item | None:
             done, gold_done = _counts(assessor)
             if crowd and done >= campaign.crowd_batch_size:
                 return None
-        held = (Lease.objects.filter(assessor=assessor, expires_at__gt=now).order_by("created_at", "id")
-                .values_list("item_id", flat=True).first())
+        held = round_sql.lease_held(assessor_id=assessor.pk, now=now)
         if held is not None:
-            Lease.objects.filter(item_id=held, assessor=assessor).update(
-                expires_at=now + timedelta(seconds=campaign.lease_seconds))
-            return Item.objects.select_related(*ITEM_SHOWN).get(pk=held)
+            round_sql.lease_renew(item_id=held, assessor_id=assessor.pk,
+                                  expires_at=now + timedelta(seconds=campaign.lease_seconds))
+            return round_sql.item_shown(held)
         if _wants_gold(campaign, done, gold_done):
             item = _claim(assessor, now, gold=True)
             if item is not None:

@@ -31,15 +31,15 @@ from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from campaign_core.active_time import clamp_seconds
 from campaign_core.services.quality import refuse_blocked
 from campaign_core.services.replays import judgment_replayed
 from judging.models import Assessor, Campaign, Item, Judgment, JudgmentRevision, Lease
+from judging.services import round_sql
 from judging.services.adaptive import after_judgment
-from judging.services.allocation import open_items
 from judging.services.quality import gold_check
 
 
@@ -84,11 +84,11 @@ def _take_lease(*, assessor: Assessor, item: Item, now) -> bool:
     one, the item must still be open to them, and an expired lease of theirs goes too. A
     refusal after this rolls the deletion back with the rest of the submit.
     """
-    if Lease.objects.filter(item=item, assessor=assessor, expires_at__gt=now).delete()[0]:
+    if round_sql.lease_take_live(item_id=item.pk, assessor_id=assessor.pk, now=now):
         return True
-    if not open_items(assessor, now, gold=item.is_gold).filter(pk=item.pk).exists():
+    if not round_sql.is_open(assessor=assessor, item=item, now=now):
         return False
-    Lease.objects.filter(item=item, assessor=assessor).delete()
+    round_sql.lease_drop(item_id=item.pk, assessor_id=assessor.pk)
     return True
 
 
@@ -124,14 +124,13 @@ def judgment_submit(*, assessor: Assessor, item: Item | int, grade: int | None, 
     try:
         with transaction.atomic():
             # The caller's assessor object may be stale: re-read the block state under the lock.
-            assessor.blocked, assessor.gold_check_waived = (
-                Assessor.objects.select_for_update().values_list("blocked", "gold_check_waived").get(pk=assessor.pk))
-            locked = Item.objects.select_for_update().filter(pk=item_id, campaign_id=assessor.campaign_id).first()
+            assessor.blocked, assessor.gold_check_waived = round_sql.assessor_lock(assessor.pk)
+            locked = round_sql.item_lock(item_id=item_id, campaign_id=assessor.campaign_id)
             if locked is None:
                 raise ValidationError("No such pair in this campaign.", code="not_found")
             locked.campaign = assessor.campaign  # already read with the assessor; the hooks below use it
             # One query finds both a judgment this token already recorded and my judgment of the item.
-            found = list(Judgment.objects.filter(Q(client_token=token) | Q(item=locked, assessor=assessor)))
+            found = round_sql.judgments_of_token_or_item(token=token, item_id=locked.pk, assessor_id=assessor.pk)
             for judgment in found:
                 if judgment.client_token == token:
                     if judgment.assessor_id != assessor.pk:
@@ -177,11 +176,11 @@ def _record(*, assessor, item, grade, skipped, skip_reason, comment, seconds, to
             raise ValidationError("Your batch is complete.", code="batch_complete")
     if not _take_lease(assessor=assessor, item=item, now=now):
         raise ValidationError("This pair is not assigned to you.", code="not_assigned")
-    judgment = Judgment.objects.create(
+    judgment = round_sql.judgment_insert(Judgment(
         item=item, assessor=assessor, grade=grade, skipped=skipped, skip_reason=skip_reason,
         comment=comment, active_seconds=seconds, client_token=token,
-    )
-    Item.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
+    ))
+    round_sql.item_count_bump(item.pk)
     return judgment
 
 

@@ -21,7 +21,7 @@ from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subque
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from campaign_core.services.leases import lease_claim
+from campaign_core.services.leases import QueryClaim, lease_claim
 from preferences.models import PrefAssessor, PrefCampaign, PrefItem, PrefJudgment, PrefLease
 
 
@@ -40,8 +40,8 @@ def open_items(assessor: PrefAssessor, now, *, gold: bool):
 
 def _claim(assessor: PrefAssessor, now, *, gold: bool) -> PrefItem | None:
     """Lease one open item with the campaign core's deadlock-safe claim (a savepoint per attempt)."""
-    return lease_claim(assessor=assessor, open_items=lambda: open_items(assessor, now, gold=gold), now=now,
-                       lease_seconds=assessor.campaign.lease_seconds)
+    statements = QueryClaim(assessor=assessor, open_items=open_items(assessor, now, gold=gold), now=now)
+    return lease_claim(statements=statements, now=now, lease_seconds=assessor.campaign.lease_seconds)
 
 
 def _wants_gold(campaign: PrefCampaign, assessor: PrefAssessor) -> bool:

@@ -18,7 +18,7 @@ def test_task_backends_by_name():
 def test_cache_is_local_by_default_and_redis_by_url():
     assert cache_config("", prefix="p")["BACKEND"].endswith("LocMemCache")
     redis = cache_config("redis://127.0.0.1:6379/8", prefix="i18")
-    assert redis == {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:6379/8",
+    assert redis == {"BACKEND": "qrelsmith.redis_cache.RedisCache", "LOCATION": "redis://127.0.0.1:6379/8",
                      "KEY_PREFIX": "i18"}
     with pytest.raises(ImproperlyConfigured):
         cache_config("memcached://x", prefix="p")
@@ -43,7 +43,7 @@ def test_media_storage_filesystem_or_s3_from_env(monkeypatch):
 
 def test_the_shared_redis_cache_serves_two_clients(settings):
     """Two cache clients (two gunicorn workers) see each other's entries through Redis."""
-    from django.core.cache.backends.redis import RedisCache
+    from qrelsmith.redis_cache import RedisCache
 
     location = "redis://127.0.0.1:6379/8"
     first = RedisCache(location, {"KEY_PREFIX": "i18test"})
