@@ -115,6 +115,11 @@ DATABASES = {
         conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     )
 }
+# The judging round's fixed SQL statements are prepared on PostgreSQL (qrelsmith.sql_rows: only its
+# server-binding cursors prepare; Django's own never do). A transaction-pooling PgBouncer older
+# than 1.21 cannot carry prepared statements: set DB_PREPARED_STATEMENTS=0 behind one.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_PREPARED_STATEMENTS", True):
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers proceed while one writer commits; the timeout makes a second
     # writer wait for the lock instead of failing at once ("database is locked").
