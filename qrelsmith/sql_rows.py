@@ -74,10 +74,12 @@ def cursor():
     prepared statements are for: with ``DB_PREPARED_STATEMENTS`` on (the default), the settings
     give the connection a ``prepare_threshold``, so psycopg prepares a statement of a
     server-binding cursor once it has run twice on a connection (Django's own client-binding
-    cursors never prepare). The cursor is wrapped as Django wraps its own (database errors become
-    Django's, queries are logged when Django logs them).
+    cursors never prepare). The cursor is wrapped as Django wraps its own, so database errors
+    become Django's. While Django logs queries (DEBUG, ``CaptureQueriesContext``), Django's own
+    cursor runs them instead: psycopg keeps no text of a prepared statement's execution, and a
+    log of the SQL sent is worth more there than the planning saved.
     """
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or connection.queries_logged:
         return connection.cursor()
     import psycopg
 
