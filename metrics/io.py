@@ -85,32 +85,6 @@ def _decode_rows(words: np.ndarray, lengths: np.ndarray) -> list[str]:
     return [w.tobytes()[:n].decode() for w, n in zip(words, lengths.tolist())]
 
 
-def _first_and_inverse(hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return, for the distinct rows, their first row index, and for each row its distinct row's index.
-
-    Rows are grouped by their 64-bit hash (a sort of integers), then every row is checked to
-    hold the same bytes as its group's first row; only if two different docnos share a hash
-    are the rows grouped by their bytes instead (a sort of byte strings, several times slower).
-    """
-    order = np.argsort(hashes)
-    ordered = hashes[order]
-    starts = np.ones(len(order), dtype=bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    inverse = np.empty(len(order), dtype=np.int64)
-    inverse[order] = np.cumsum(starts) - 1
-    first = np.minimum.reduceat(order, np.flatnonzero(starts))  # the smallest row index of each group
-    rep = first[inverse]
-    same = lengths[rep] == lengths
-    for j in range(words.shape[1]):
-        same &= words[rep, j] == words[:, j]
-    if same.all():
-        return first, inverse
-    keyed = np.concatenate([lengths.astype(np.uint64)[:, None], words], axis=1)
-    _, first, inverse = np.unique(keyed.view(np.dtype((np.void, keyed.itemsize * keyed.shape[1]))).ravel(),
-                                  return_index=True, return_inverse=True)
-    return first, inverse.ravel()
-
-
 class _Vocabulary:
     """Map docnos to stable integer codes for the life of the process.
 
@@ -241,39 +215,110 @@ class _Vocabulary:
              names: Callable[[np.ndarray], list[str]] | None) -> np.ndarray:
         """Assign codes to docnos absent from the vocabulary (a docno may repeat); return them.
 
-        ``names(row indices)`` gives the new docnos' strings; None leaves them to be decoded
-        from the stored bytes when first asked for (most runs never need the strings).
+        The rows go straight into the hash table, which also finds the repeats among them
+        (no sort): see ``_insert``. ``names(row indices)`` gives the new docnos' strings; None
+        leaves them to be decoded from the stored bytes when first asked for (most runs never
+        need the strings).
         """
-        first, inverse = _first_and_inverse(hashes, words, lengths)
-        # codes in order of first appearance, as a dict would give them (a mark per row, no sort)
-        is_first = np.zeros(len(hashes), dtype=bool)
-        is_first[first] = True
-        new = np.flatnonzero(is_first)
-        rank = (np.cumsum(is_first) - 1)[first]
-        base, end = len(self._names), len(self._names) + len(new)
+        n = len(hashes)
+        base = len(self._names)
+        if 2 * (base + n) > len(self._slots):  # room for every row, were they all distinct
+            size = len(self._slots)
+            while 4 * (base + n) > size:
+                size *= 2
+            self._slots = np.zeros(size, dtype=np.int32)
+            self._place(np.arange(base))  # at most a quarter full now: a few probing passes
+        group, slot_of = self._insert(hashes, words, lengths)
+        rows = np.arange(n)
+        heads = np.flatnonzero(group == rows)  # one row per distinct docno: the one that took a slot
+        if len(heads) == n:  # no repeats (the usual run): the table's row order is first appearance
+            new, firsts = rows, rows
+        else:
+            # a docno's code follows its first row, as a dict would give it, whichever row took the slot
+            first = np.full(n, n, dtype=np.int64)
+            np.minimum.at(first, group, rows)
+            firsts = first[heads]
+            is_first = np.zeros(n, dtype=bool)
+            is_first[firsts] = True
+            new = np.flatnonzero(is_first)
+        end = base + len(new)
+        if len(new) == n:
+            codes_of_heads = base + rows
+            codes = codes_of_heads
+        else:
+            rank = np.empty(n, dtype=np.int64)
+            rank[new] = np.arange(base, end)
+            codes_of_heads = rank[firsts]
+            head_code = np.empty(n, dtype=np.int64)
+            head_code[heads] = codes_of_heads
+            codes = head_code[group]
+        self._slots[slot_of[heads]] = (codes_of_heads + 1).astype(np.int32)  # the slots held -(row + 1) so far
         if names is None:
             self._names.extend([None] * len(new))
             self._unnamed += len(new)
         else:
             self._names.extend(names(new))
-        new_lengths, n_words = lengths[new], (lengths[new] + 7) // 8
-        data = words[new][np.arange(words.shape[1]) < n_words[:, None]]
+        if len(new) < n:
+            hashes, words, lengths = hashes[new], words[new], lengths[new]
+        n_words = (lengths + 7) // 8
+        data = words.ravel()[(np.arange(words.shape[1]) < n_words[:, None]).ravel()]
         self._hashes, self._lengths, self._offsets = (_grown(a, end) for a in (self._hashes, self._lengths, self._offsets))
-        self._hashes[base:end] = hashes[new]
-        self._lengths[base:end] = new_lengths
+        self._hashes[base:end] = hashes
+        self._lengths[base:end] = lengths
         self._offsets[base:end] = self._used + np.cumsum(n_words) - n_words
         self._store = _grown(self._store, self._used + len(data))
         self._store[self._used:self._used + len(data)] = data
         self._used += len(data)
-        if 2 * end <= len(self._slots):
-            self._place(np.arange(base, end))
-        else:
-            size = len(self._slots)
-            while 4 * end > size:
-                size *= 2
-            self._slots = np.zeros(size, dtype=np.int32)
-            self._place(np.arange(end))  # at most a quarter full now: a few probing passes
-        return base + rank[inverse]
+        return codes
+
+    def _insert(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Put rows of docnos unknown to the table into free slots, one slot per distinct docno.
+
+        Return, per row, the row whose slot holds its docno (itself if it took one), and per
+        row that took a slot, that slot. A slot taken here holds -(row + 1) until ``_add``
+        writes the code. Rows probe in vectorised passes: rows at free slots claim them (of
+        rows contesting a slot one write remains: that row wins it); then a row at a slot
+        taken here by the same bytes joins that row, and any other row moves on. Rows of one
+        docno share a hash, so they probe in step and meet at the slot one of them took.
+        """
+        slots = self._slots
+        mask = len(slots) - 1
+        n = len(hashes)
+        group = np.arange(n)  # until shown otherwise, each row heads its own docno
+        todo = group
+        pos = slot_of = (hashes & np.uint64(mask)).astype(np.int64)
+        while len(todo):
+            held = slots[pos]
+            mine = -(todo + 1).astype(np.int32)
+            free = np.flatnonzero(held == 0)
+            if len(free) == len(todo):  # the usual first pass of new docnos: every slot free
+                slots[pos] = mine
+                held = slots[pos]
+            elif len(free):
+                at = pos[free]
+                slots[at] = mine[free]
+                held[free] = slots[at]
+            lost = np.flatnonzero(held != mine)
+            if todo is not group:  # rows that moved on and now took a slot
+                won = np.ones(len(todo), dtype=bool)
+                won[lost] = False
+                slot_of[todo[won]] = pos[won]
+            elif len(lost):
+                slot_of = slot_of.copy()  # pos of the first pass, now to be updated
+            if not len(lost):
+                break
+            rows, where, owner = todo[lost], pos[lost], held[lost].astype(np.int64)
+            moving = np.ones(len(rows), dtype=bool)
+            mate = np.flatnonzero(owner < 0)  # a slot taken in this call; codes (> 0) are other docnos
+            if len(mate):
+                r, o = rows[mate], -owner[mate] - 1
+                same = (hashes[r] == hashes[o]) & (lengths[r] == lengths[o])
+                for j in range(words.shape[1]):  # rows are zero-padded past their length
+                    same &= words[r, j] == words[o, j]
+                group[r[same]] = o[same]
+                moving[mate[same]] = False
+            todo, pos = rows[moving], (where[moving] + 1) & mask
+        return group, slot_of
 
     def _place(self, codes: np.ndarray) -> None:
         """Put each code into the first free slot from its hash on (linear probing)."""

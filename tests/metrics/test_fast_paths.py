@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,31 @@ def test_table_finds_every_docno_when_their_slots_crowd_the_table_end():
     assert np.count_nonzero(vocab._slots) == end
     words, lengths = words_of([d.encode() for d in docnos])
     assert vocab._find(vocab._hashes[:end].copy(), words, lengths).tolist() == codes.tolist()
+
+
+@pytest.mark.parametrize("buckets", [1, 3, 50, None])
+@pytest.mark.parametrize("seed", range(4))
+def test_vocabulary_gives_the_codes_a_dict_gives_in_batches_with_repeats_and_colliding_hashes(monkeypatch, seed, buckets):
+    """The table's insert finds repeats within a batch without sorting; a dict is the plain path."""
+    if buckets is not None:  # few distinct hashes: long probe runs, contests for slots, equal hashes
+        real = mio._row_hashes
+        monkeypatch.setattr(mio, "_row_hashes", lambda w, n: real(w, n) % np.uint64(buckets))
+    rng = random.Random(seed)
+    alphabet = ["a", "b", "\x00", "#", "é"]
+    pool = ["".join(rng.choices(alphabet, k=rng.choice([0, 1, 2, 7, 8, 9, 16, 17]))) for _ in range(400)]
+    vocab, model = mio._Vocabulary(), {}
+    for _ in range(12):
+        batch = rng.choices(pool, k=rng.choice([1, 5, 300, 2500]))
+        if rng.random() < 0.5:  # bytes rows, as the file readers give them
+            words, lengths = words_of([d.encode() for d in batch])
+            codes = vocab.encode_words(words, lengths)
+        else:
+            codes = vocab.encode(batch)
+        want = [model.setdefault(d, len(model)) for d in batch]
+        assert codes.tolist() == want
+    assert vocab.names == list(model)
+    assert np.count_nonzero(vocab._slots) == len(model) <= len(vocab._slots) // 2
+    assert vocab.encode(list(model)).tolist() == list(range(len(model)))
 
 
 @pytest.mark.parametrize("width", [1, 7, 8, 9, 16])
