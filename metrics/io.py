@@ -37,14 +37,6 @@ _MIX_C = np.uint64(0x94D049BB133111EB)
 _KEEP = np.array([[0xFF] * m + [0] * (8 - m) for m in range(9)], dtype=np.uint8).view(np.uint64).ravel()
 
 
-def _words(rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Return (n, k) uint64 words of byte rows (n, 8k), zeroing every byte past each row's length, in place."""
-    words = rows.view(np.uint64)
-    for j in range(words.shape[1]):
-        words[:, j] &= _KEEP[np.minimum(np.maximum(lengths - 8 * j, 0), 8)]
-    return words
-
-
 def _row_hashes(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Return a 64-bit hash of each row's first ``lengths[i]`` bytes (rows of zero-padded words).
 
@@ -83,6 +75,11 @@ def _decode_rows(words: np.ndarray, lengths: np.ndarray) -> list[str]:
     if sum(map(len, raw)) == int(lengths.sum()):  # no docno ends in a NUL byte: the join is exact
         return b"\n".join(raw).decode().split("\n")
     return [w.tobytes()[:n].decode() for w, n in zip(words, lengths.tolist())]
+
+
+# A grown table has at least this many slots (2 MB): a qrels file of 50,000 docnos and a run
+# of 100,000 more then fit without a second rebuild.
+_GROWN_SLOTS = 1 << 19
 
 
 class _Vocabulary:
@@ -180,35 +177,54 @@ class _Vocabulary:
             self._mark[codes[self._mark[codes] != positions]] = -1
             return self._mark[codes] < 0
 
-    def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """Return whether rows ``at`` hold exactly the bytes of the docnos with the paired codes."""
-        every = len(at) == len(words)  # the first probe usually finds every row: no gathers
-        lengths = lengths if every else lengths[at]
-        rows = words if every else words[at]
+    def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Return whether each row holds exactly the bytes of the docno with the paired code."""
         n_words = (lengths + 7) // 8
         same = self._lengths[codes] == lengths
         offsets = self._offsets[codes]
         self._store = _grown(self._store, self._used + words.shape[1])
         for j in range(words.shape[1]):  # words past a docno's end belong to the next docno
-            same &= (self._store[offsets + j] == rows[:, j]) | (n_words <= j)
+            same &= (self._store[offsets + j] == words[:, j]) | (n_words <= j)
         return same
 
     def _find(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Return the code of each row's docno, or -1 where the docno has none yet."""
-        codes = np.full(len(hashes), -1, dtype=np.int64)
-        mask = len(self._slots) - 1
-        todo = np.arange(len(hashes))
+        """Return the code of each row's docno, or -1 where the docno has none yet.
+
+        Probes in vectorised passes over the rows still looking. The first pass takes every
+        row whose slot is filled as it is, without gathering rows, and compares the bytes of
+        all of them (a row whose hash differs from its slot's fails that too): known docnos
+        mostly sit in their first slot, so that pass usually settles nearly every row.
+        """
+        n = len(hashes)
+        codes = np.full(n, -1, dtype=np.int64)
+        slots = self._slots
+        mask = len(slots) - 1
+        rows: np.ndarray | None = None  # the rows still looking; None: every row, in order
         pos = (hashes & np.uint64(mask)).astype(np.int64)
-        while len(todo):
-            cand = self._slots[pos].astype(np.int64) - 1
-            filled = cand >= 0
-            hit = filled & (self._hashes[cand] == hashes[todo])  # an empty slot reads code -1: masked
-            idx = np.flatnonzero(hit)
-            if len(idx):
-                hit[idx] = self._same(cand[idx], words, lengths, todo[idx])
-                codes[todo[hit]] = cand[hit]
-            more = filled & ~hit
-            todo, pos = todo[more], (pos[more] + 1) & mask
+        while len(pos):
+            cand = slots[pos]
+            filled = np.flatnonzero(cand)  # a row at an empty slot has no code
+            if not len(filled):
+                break
+            if len(filled) < len(pos):
+                rows = filled if rows is None else rows[filled]
+                cand, pos = cand[filled], pos[filled]
+            cand = cand.astype(np.int64) - 1
+            if rows is None:
+                hit = (self._hashes[cand] == hashes) & self._same(cand, words, lengths)
+            else:
+                hit = self._hashes[cand] == hashes[rows]
+                idx = np.flatnonzero(hit)
+                if len(idx):
+                    hit[idx] = self._same(cand[idx], words[rows[idx]], lengths[rows[idx]])
+            if hit.all():
+                codes[slice(None) if rows is None else rows] = cand
+                break
+            found = np.flatnonzero(hit)
+            codes[found if rows is None else rows[found]] = cand[found]
+            miss = np.flatnonzero(~hit)
+            rows = miss if rows is None else rows[miss]
+            pos = (pos[miss] + 1) & mask
         return codes
 
     def _add(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray,
@@ -224,7 +240,7 @@ class _Vocabulary:
         base = len(self._names)
         if 2 * (base + n) > len(self._slots):  # room for every row, were they all distinct
             size = len(self._slots)
-            while 4 * (base + n) > size:
+            while 4 * (base + n) > size or size < _GROWN_SLOTS:
                 size *= 2
             self._slots = np.zeros(size, dtype=np.int32)
             self._place(np.arange(base))  # at most a quarter full now: a few probing passes
@@ -494,9 +510,38 @@ def _read_bytes(path: str) -> bytes:
         return fh.read()
 
 
-def _decoded(raw: bytes, path: str) -> str:
+_SPARE = 16  # zero bytes after the data of a buffer from _read_padded or _padded
+
+
+def _read_padded(path: str) -> tuple[bytearray, int]:
+    """Return a file's bytes (unzipped if gzip) followed by ``_SPARE`` zero bytes, and the data's length.
+
+    A plain file is read straight into a buffer with room for the padding, so the fast
+    readers need no padded copy of it (a fresh copy of a 4 MB run costs its page faults).
+    """
+    with open(path, "rb", buffering=0) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        buf = bytearray(size + _SPARE)
+        with memoryview(buf) as view:
+            got = 0
+            while got < size and (n := fh.readinto(view[got:size])):
+                got += n
+        regular = got == size and not fh.read(1)  # else a pipe, or a file that changed as it was read
+    if not regular or buf[:2] == b"\x1f\x8b":
+        return _padded(_read_bytes(path))
+    return buf, size
+
+
+def _padded(raw: bytes) -> tuple[bytearray, int]:
+    """Return a copy of ``raw`` followed by ``_SPARE`` zero bytes, and the length of ``raw``."""
+    buf = bytearray(len(raw) + _SPARE)
+    buf[:len(raw)] = raw
+    return buf, len(raw)
+
+
+def _decoded(raw: bytes | bytearray | memoryview, path: str) -> str:
     try:
-        return raw.decode("utf-8").removeprefix("\ufeff")
+        return str(raw, "utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise MetricsInputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path) from None
 
@@ -581,10 +626,11 @@ def read_run(path: str | os.PathLike, *, tag: str | None = None) -> Run:
     score, or a docno repeated within a topic.
     """
     spath = os.fspath(path)
-    raw = _read_bytes(spath)
-    run = _vector_run(raw, path=spath, tag=tag)
+    raw, size = _read_padded(spath)
+    run = _vector_run(raw, path=spath, tag=tag, size=size)
     if run is None:
-        run = _run_from_text(_decoded(raw, spath), path=spath, tag=tag)
+        with memoryview(raw) as view:
+            run = _run_from_text(_decoded(view[:size], spath), path=spath, tag=tag)
     return run
 
 
@@ -667,10 +713,11 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     judged-but-unusable, neither relevant nor non-relevant).
     """
     spath = os.fspath(path)
-    raw = _read_bytes(spath)
-    qrels = _vector_qrels(raw, name=os.path.basename(spath))
+    raw, size = _read_padded(spath)
+    qrels = _vector_qrels(raw, name=os.path.basename(spath), size=size)
     if qrels is None:
-        qrels = _qrels_from_text(_decoded(raw, spath), path=spath)
+        with memoryview(raw) as view:
+            qrels = _qrels_from_text(_decoded(view[:size], spath), path=spath)
     return qrels
 
 
@@ -718,43 +765,87 @@ def _group(qids: np.ndarray, docnos: np.ndarray, values: np.ndarray, *, sort_doc
 _POW10 = np.array([float(f"1e{k}") for k in range(16)])  # exact: 10**k is a double up to k = 22
 
 
-def _vector_lines(raw: bytes, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Return (zero-padded bytes, field ends (lines × width), line starts) of a regular file, else None."""
-    if not raw:
+def _vector_lines(raw: bytes | bytearray, width: int,
+                  size: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Return (bytes, field ends (lines × width), line starts) of a regular file, else None.
+
+    ``raw`` is the file's bytes, or with ``size`` a buffer from ``_read_padded`` holding
+    ``size`` bytes of data and then zeros. The bytes returned are followed by at least 8 zero
+    bytes, so that a word read from any field start stays inside them.
+    """
+    if size is None:
+        if not raw.isascii():
+            return None
+        raw, size = _padded(raw)
+    elif not raw.isascii():  # the padding is zeros: ASCII
         return None
-    if not raw.endswith(b"\n"):
-        raw += b"\n"
+    if not size:
+        return None
+    if raw[size - 1] != 0x0A:
+        raw[size] = 0x0A  # the spare room is ours
+        size += 1
     buf = np.frombuffer(raw, dtype=np.uint8)
-    if buf.max() >= 0x80:  # str.split() also splits at some non-ASCII spaces
+    # Every byte up to space is a field end; the whole file is checked through them alone
+    # (bytes of the size of the file cost their page faults in a one-run process).
+    flat_ends = _positions_up_to_space(buf[:size])
+    if len(flat_ends) % width:
         return None
-    # whole-buffer counts are fast contiguous passes (checking the separators found below
-    # through strided views instead measured 10% slower)
-    n_lines = np.count_nonzero(buf == 0x0A)
-    if np.count_nonzero(buf < 0x20) != n_lines + np.count_nonzero(buf == 0x09):  # "\r", "\f", ...
-        return None
-    flat_ends = np.flatnonzero(buf <= 0x20)
-    gaps = np.diff(flat_ends)
-    if len(flat_ends) != width * n_lines or flat_ends[0] == 0 or gaps.min(initial=2) < 2:  # an empty field
+    n_lines = len(flat_ends) // width
+    kinds = buf[flat_ends]
+    if not (kinds[width - 1::width] == 0x0A).all() or np.count_nonzero(kinds == 0x0A) != n_lines:
+        return None  # a line of another field count
+    if np.count_nonzero(kinds == 0x20) + np.count_nonzero(kinds == 0x09) != n_lines * (width - 1):
+        return None  # "\r", "\f", another control character, or one separating fields
+    after = buf[1:]  # the byte after each field end: no empty field, no "#" starting a line (a comment)
+    if flat_ends[0] == 0 or buf[0] == 0x23 or (after[flat_ends[:-1]] <= 0x20).any():
         return None
     ends = flat_ends.reshape(n_lines, width)
-    if not (buf[ends[:, -1]] == 0x0A).all():  # then the other ends are single spaces or tabs
+    if (after[ends[:-1, -1]] == 0x23).any():
         return None
     starts = np.empty(n_lines, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1, -1] + 1
-    if (buf[starts] == 0x23).any():  # "#" at a line start: a comment line
-        return None
-    padded = np.zeros(len(buf) + int(max(ends[0, 0], gaps.max(initial=0))) + 8, dtype=np.uint8)
-    padded[:len(buf)] = buf  # room for a full 8-byte-aligned row from any field start
-    return padded, ends, starts
+    return buf, ends, starts
+
+
+_CHUNK = 1 << 16
+
+
+def _positions_up_to_space(data: np.ndarray) -> np.ndarray:
+    """Return ``np.flatnonzero(data <= 0x20)``, finding them chunk by chunk in one small scratch array.
+
+    One comparison over the whole file would take a boolean array of its size: fresh memory,
+    whose page faults cost more than the comparison in a one-run process.
+    """
+    if len(data) <= _CHUNK:
+        return np.flatnonzero(data <= 0x20)
+    scratch = np.empty(_CHUNK, dtype=bool)
+    parts = []
+    for start in range(0, len(data), _CHUNK):
+        chunk = data[start:start + _CHUNK]
+        found = np.flatnonzero(np.less_equal(chunk, 0x20, out=scratch[:len(chunk)]))
+        found += start
+        parts.append(found)
+    return np.concatenate(parts)
 
 
 def _field(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return each field's bytes as a row of zero-padded uint64 words, and the fields' lengths."""
+    """Return each field's bytes as a row of zero-padded uint64 words, and the fields' lengths.
+
+    Word j of every field is read in one gather through an unaligned uint64 view of the
+    bytes (``buf`` ends in at least 8 zero bytes), then cut to the field's length.
+    """
     lengths = end - begin
-    width = -(-int(lengths.max()) // 8) * 8
-    rows = np.lib.stride_tricks.sliding_window_view(buf, width)[begin]
-    return _words(rows, lengths), lengths
+    n_words = max(-(-int(lengths.max(initial=1)) // 8), 1)
+    whole = np.ndarray((len(buf) - 7,), dtype=np.uint64, buffer=buf, strides=(1,))
+    out = np.empty((len(begin), n_words), dtype=np.uint64)
+    last = len(whole) - 1
+    for j in range(n_words):
+        at = begin
+        if j:  # a field shorter than 8j bytes reads whatever follows, masked off below
+            at = np.minimum(begin + 8 * j, last)
+        np.bitwise_and(whole[at], _KEEP[np.clip(lengths - 8 * j, 0, 8)], out=out[:, j])
+    return out, lengths
 
 
 def _ascii_unicode(strings: np.ndarray, width: int) -> np.ndarray:
@@ -860,16 +951,16 @@ class RunColumns:
         return self._buf[self._ends[-1, 4] + 1:self._ends[-1, 5]].tobytes().decode()
 
 
-def run_columns(raw: bytes) -> RunColumns | None:
+def run_columns(raw: bytes | bytearray, *, size: int | None = None) -> RunColumns | None:
     """Split the bytes of a regular run file into columns without a loop over lines, else return None.
 
     Regular: ASCII, every line exactly six fields separated by one space or tab, "\n" line
     ends, no comment or blank lines, every score a number as C's atof reads it. The one
     fast reader of the project: ``read_run`` here and the run importer
     (``collections_app.importers.runs``) both use it, and both send anything else to their
-    line-by-line readers, which name the line of each problem.
+    line-by-line readers, which name the line of each problem. ``size``: see ``_vector_lines``.
     """
-    lines = _vector_lines(raw, 6)
+    lines = _vector_lines(raw, 6, size)
     if lines is None:
         return None
     buf, ends, starts = lines
@@ -881,9 +972,9 @@ def run_columns(raw: bytes) -> RunColumns | None:
     return RunColumns(qids, docnos, lengths, scores, buf, ends)
 
 
-def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
-    """Return the Run of a regular run file without a repeated docno, else None."""
-    columns = run_columns(raw)
+def _vector_run(raw: bytes | bytearray, *, path: str, tag: str | None, size: int | None = None) -> Run | None:
+    """Return the Run of a regular run file without a repeated docno, else None (``size``: see ``_vector_lines``)."""
+    columns = run_columns(raw, size=size)
     if columns is None:
         return None
     qids, docnos, lengths, scores = columns.qids, columns.docno_words, columns.docno_lengths, columns.scores
@@ -903,9 +994,9 @@ def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
     return Run([q.decode() for q in qids[cuts[:-1]].tolist()], cuts, codes, scores, tag=tag)
 
 
-def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
-    """Return the Qrels of a regular qrels file without a repeated docno, else None."""
-    lines = _vector_lines(raw, 4)
+def _vector_qrels(raw: bytes | bytearray, *, name: str, size: int | None = None) -> Qrels | None:
+    """Return the Qrels of a regular qrels file without a repeated docno, else None (``size``: see ``_vector_lines``)."""
+    lines = _vector_lines(raw, 4, size)
     if lines is None:
         return None
     buf, ends, starts = lines
