@@ -526,10 +526,20 @@ def _read_padded(path: str) -> tuple[bytearray, int]:
             got = 0
             while got < size and (n := fh.readinto(view[got:size])):
                 got += n
-        regular = got == size and not fh.read(1)  # else a pipe, or a file that changed as it was read
-    if not regular or buf[:2] == b"\x1f\x8b":
-        return _padded(_read_bytes(path))
-    return buf, size
+        more = fh.readall()  # a pipe (its size is 0), or a file that grew as it was read
+    if got < size or more:
+        raw = bytes(buf[:got]) + more
+    elif buf[:2] == b"\x1f\x8b":
+        raw = bytes(buf[:size])
+    else:
+        return buf, size
+    if raw[:2] == b"\x1f\x8b":
+        import gzip  # here: most files are plain, and the command line's start-up counts
+        from io import BytesIO
+
+        with gzip.GzipFile(fileobj=BytesIO(raw)) as fh:  # gzip.open's reader, on the bytes at hand
+            raw = fh.read()
+    return _padded(raw)
 
 
 def _padded(raw: bytes) -> tuple[bytearray, int]:

@@ -175,3 +175,53 @@ def test_python_dash_m_metrics_flushes_its_output_and_keeps_its_exit_status(tmp_
     bad = subprocess.run([sys.executable, "-m", "metrics", "q", "missing"], cwd=tmp_path, env=env,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == "" and "missing" in bad.stderr
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fields_read_through_the_unaligned_word_view_are_the_fields_bytes(seed):
+    rng = random.Random(seed)
+    fields = [bytes(rng.choices(b"ab#-_.0123456789", k=rng.choice([1, 2, 7, 8, 9, 15, 16, 17, 40]))) for _ in range(300)]
+    raw = b" ".join(fields) + b"\n"
+    buf, size = mio._padded(raw)
+    array = np.frombuffer(buf, dtype=np.uint8)
+    begin = np.array([0, *np.cumsum([len(f) + 1 for f in fields])[:-1]], dtype=np.int64)
+    order = np.array(rng.sample(range(len(fields)), len(fields)))  # any order; the last field sits at the buffer's end
+    words, lengths = mio._field(array, begin[order], begin[order] + np.array([len(f) for f in fields])[order])
+    width = words.shape[1] * 8
+    assert width == -(-max(map(len, fields)) // 8) * 8
+    assert words.view(f"S{width}").ravel().tolist() == [fields[i] for i in order]  # zero-padded past each end
+    assert lengths.tolist() == [len(fields[i]) for i in order]
+
+
+@pytest.mark.parametrize("n", [0, 1, mio._CHUNK - 1, mio._CHUNK, mio._CHUNK + 1, 3 * mio._CHUNK + 17])
+def test_field_ends_found_chunk_by_chunk_are_those_of_one_pass(n):
+    data = np.frombuffer(random.Random(n).randbytes(n), dtype=np.uint8) % np.uint8(40)
+    assert mio._positions_up_to_space(data).tolist() == np.flatnonzero(data <= 0x20).tolist()
+
+
+def test_files_read_into_a_padded_buffer_hold_their_bytes_then_zeros(tmp_path):
+    import gzip
+    import threading
+
+    raw = b"".join(b"1 Q0 d%d %d 2.5 t\n" % (i, i) for i in range(1000)) + b"2 Q0 b 1 1 t"
+    plain, packed, fifo = tmp_path / "r", tmp_path / "r.gz", tmp_path / "pipe"
+    plain.write_bytes(raw)
+    packed.write_bytes(gzip.compress(raw))
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(raw,))
+    writer.start()
+    for path in (plain, packed, fifo):  # a pipe's size is not known in advance
+        buf, size = mio._read_padded(str(path))
+        assert (bytes(buf[:size]), bytes(buf[size:])) == (raw, bytes(mio._SPARE))
+    writer.join()
+    buf, size = mio._read_padded(str(plain))
+    run = mio._vector_run(buf, path="r", tag=None, size=size)  # the last line lacks its "\n": added in the spare room
+    assert run is not None and run.to_dict() == read_run_dict(raw) and run.tag == "t"
+
+
+def read_run_dict(raw: bytes) -> dict:
+    out: dict = {}
+    for line in raw.decode().splitlines():
+        q, _, d, _, s, _ = line.split()
+        out.setdefault(q, {})[d] = float(s)
+    return out
