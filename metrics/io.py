@@ -179,12 +179,15 @@ class _Vocabulary:
 
     def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Return whether each row holds exactly the bytes of the docno with the paired code."""
-        n_words = (lengths + 7) // 8
         same = self._lengths[codes] == lengths
         offsets = self._offsets[codes]
-        self._store = _grown(self._store, self._used + words.shape[1])
-        for j in range(words.shape[1]):  # words past a docno's end belong to the next docno
-            same &= (self._store[offsets + j] == words[:, j]) | (n_words <= j)
+        store = self._store = _grown(self._store, self._used + words.shape[1])
+        shortest = int(lengths.min(initial=0))
+        for j in range(words.shape[1]):
+            equal = store[offsets + j if j else offsets] == words[:, j]
+            if 8 * j >= shortest:  # words past a docno's end belong to the next docno
+                equal |= lengths <= 8 * j
+            same &= equal
         return same
 
     def _find(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -192,7 +195,7 @@ class _Vocabulary:
 
         Probes in vectorised passes over the rows still looking. The first pass takes every
         row whose slot is filled as it is, without gathering rows, and compares the bytes of
-        all of them (a row whose hash differs from its slot's fails that too): known docnos
+        all of them (a row whose docno is not its slot's fails that): known docnos
         mostly sit in their first slot, so that pass usually settles nearly every row.
         """
         n = len(hashes)
@@ -210,8 +213,8 @@ class _Vocabulary:
                 rows = filled if rows is None else rows[filled]
                 cand, pos = cand[filled], pos[filled]
             cand = cand.astype(np.int64) - 1
-            if rows is None:
-                hit = (self._hashes[cand] == hashes) & self._same(cand, words, lengths)
+            if rows is None:  # the bytes decide; the hashes would only filter
+                hit = self._same(cand, words, lengths)
             else:
                 hit = self._hashes[cand] == hashes[rows]
                 idx = np.flatnonzero(hit)
@@ -818,7 +821,7 @@ def _vector_lines(raw: bytes | bytearray, width: int,
     return buf, ends, starts
 
 
-_CHUNK = 1 << 16
+_CHUNK = 1 << 18
 
 
 def _positions_up_to_space(data: np.ndarray) -> np.ndarray:
@@ -847,14 +850,20 @@ def _field(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndar
     """
     lengths = end - begin
     n_words = max(-(-int(lengths.max(initial=1)) // 8), 1)
+    shortest = int(lengths.min(initial=0))
     whole = np.ndarray((len(buf) - 7,), dtype=np.uint64, buffer=buf, strides=(1,))
     out = np.empty((len(begin), n_words), dtype=np.uint64)
     last = len(whole) - 1
     for j in range(n_words):
         at = begin
-        if j:  # a field shorter than 8j bytes reads whatever follows, masked off below
-            at = np.minimum(begin + 8 * j, last)
-        np.bitwise_and(whole[at], _KEEP[np.clip(lengths - 8 * j, 0, 8)], out=out[:, j])
+        if j:
+            at = begin + 8 * j
+            if int(at.max(initial=0)) > last:  # a field shorter than 8j bytes reads what follows: masked below
+                np.minimum(at, last, out=at)
+        if 8 * (j + 1) <= shortest:  # every field fills this word
+            out[:, j] = whole[at]
+        else:
+            np.bitwise_and(whole[at], _KEEP[np.clip(lengths - 8 * j, 0, 8)], out=out[:, j])
     return out, lengths
 
 
