@@ -87,24 +87,24 @@ class _Vocabulary:
 
     Runs and qrels store codes beside the docno strings, so evaluation compares integers in
     numpy instead of hashing strings per document. A code indexes ``names`` (the docno
-    string); the docno's UTF-8 bytes (as zero-padded 8-byte words), length and 64-bit hash sit
-    in numpy arrays, and an open-addressing table (linear probing, at most half full) maps
-    hashes to codes, so a whole file's docnos are looked up in a few vectorised passes. A
-    lookup compares the bytes, not only the hash, so two docnos never share a code. Memory
-    grows with the distinct docnos the process has read (about 100 bytes plus twice the
-    docno's length each); codes are never reused.
+    string, decoded when first asked for); the docno's UTF-8 bytes (as zero-padded 8-byte
+    words) and length sit in numpy arrays, and an open-addressing table (linear probing, at
+    most half full) maps 64-bit hashes of the bytes to codes, so a whole file's docnos are
+    looked up in a few vectorised passes. A lookup compares the bytes, so two docnos never
+    share a code; the hashes themselves are not kept (a table rebuild recomputes them).
+    Memory grows with the distinct docnos the process has read (about 50 bytes plus the
+    docno's length rounded up to 8 each, and its string once decoded); codes are never reused.
     """
 
     def __init__(self) -> None:
         self._names: list[str | None] = []  # None: not decoded yet (see _add)
         self._unnamed = 0
-        self._hashes = np.zeros(1024, dtype=np.uint64)  # per code; capacities grow by doubling
-        self._lengths = np.zeros(1024, dtype=np.int64)
+        self._lengths = np.zeros(1024, dtype=np.int32)  # per code; capacities grow by doubling
         self._offsets = np.zeros(1024, dtype=np.int64)  # first word of the code's bytes in _store
         self._store = np.zeros(1 << 13, dtype=np.uint64)
         self._used = 0  # words of _store in use
         self._slots = np.zeros(1 << 12, dtype=np.int32)  # code + 1; 0 is an empty slot
-        self._mark = np.zeros(1024, dtype=np.int64)  # scratch for repeated()
+        self._mark = np.zeros(1024, dtype=np.int32)  # scratch for repeated()
         self._lock = threading.Lock()
 
     def encode(self, docnos: Sequence[str]) -> np.ndarray:
@@ -157,7 +157,7 @@ class _Vocabulary:
             todo = np.unique(np.asarray([c for c in codes.tolist() if names[c] is None], dtype=np.int64))
             if not len(todo):
                 return
-            lengths = self._lengths[todo]
+            lengths = self._lengths[todo].astype(np.int64)
             n_words = (lengths + 7) // 8
             width = max(int(n_words.max()), 1)
             cols = np.arange(width)
@@ -215,11 +215,8 @@ class _Vocabulary:
             cand = cand.astype(np.int64) - 1
             if rows is None:  # the bytes decide; the hashes would only filter
                 hit = self._same(cand, words, lengths)
-            else:
-                hit = self._hashes[cand] == hashes[rows]
-                idx = np.flatnonzero(hit)
-                if len(idx):
-                    hit[idx] = self._same(cand[idx], words[rows[idx]], lengths[rows[idx]])
+            else:  # the few rows past their first slot
+                hit = self._same(cand, words[rows], lengths[rows])
             if hit.all():
                 codes[slice(None) if rows is None else rows] = cand
                 break
@@ -243,10 +240,12 @@ class _Vocabulary:
         base = len(self._names)
         if 2 * (base + n) > len(self._slots):  # room for every row, were they all distinct
             size = len(self._slots)
-            while 4 * (base + n) > size or size < _GROWN_SLOTS:
+            while 3 * (base + n) > size or size < _GROWN_SLOTS:  # at most a third full after growing
                 size *= 2
             self._slots = np.zeros(size, dtype=np.int32)
-            self._place(np.arange(base))  # at most a quarter full now: a few probing passes
+            for start in range(0, base, 1 << 16):  # a few probing passes each
+                codes = np.arange(start, min(start + (1 << 16), base))
+                self._place(codes, self._stored_hashes(codes))
         group, slot_of = self._insert(hashes, words, lengths)
         rows = np.arange(n)
         heads = np.flatnonzero(group == rows)  # one row per distinct docno: the one that took a slot
@@ -278,11 +277,10 @@ class _Vocabulary:
         else:
             self._names.extend(names(new))
         if len(new) < n:
-            hashes, words, lengths = hashes[new], words[new], lengths[new]
+            words, lengths = words[new], lengths[new]
         n_words = (lengths + 7) // 8
         data = words.ravel()[(np.arange(words.shape[1]) < n_words[:, None]).ravel()]
-        self._hashes, self._lengths, self._offsets = (_grown(a, end) for a in (self._hashes, self._lengths, self._offsets))
-        self._hashes[base:end] = hashes
+        self._lengths, self._offsets = _grown(self._lengths, end), _grown(self._offsets, end)
         self._lengths[base:end] = lengths
         self._offsets[base:end] = self._used + np.cumsum(n_words) - n_words
         self._store = _grown(self._store, self._used + len(data))
@@ -339,10 +337,19 @@ class _Vocabulary:
             todo, pos = rows[moving], (where[moving] + 1) & mask
         return group, slot_of
 
-    def _place(self, codes: np.ndarray) -> None:
+    def _stored_hashes(self, codes: np.ndarray) -> np.ndarray:
+        """Return the hashes of the docnos of ``codes``, from their stored bytes (hashes are not kept: 8 bytes a docno)."""
+        lengths = self._lengths[codes].astype(np.int64)
+        n_words = (lengths + 7) // 8
+        cols = np.arange(max(int(n_words.max(initial=0)), 1))
+        inside = cols < n_words[:, None]
+        at = np.where(inside, self._offsets[codes][:, None] + cols, 0)
+        return _row_hashes(np.where(inside, self._store[at], np.uint64(0)), lengths)
+
+    def _place(self, codes: np.ndarray, hashes: np.ndarray) -> None:
         """Put each code into the first free slot from its hash on (linear probing)."""
         mask = len(self._slots) - 1
-        pos = (self._hashes[codes] & np.uint64(mask)).astype(np.int64)
+        pos = (hashes & np.uint64(mask)).astype(np.int64)
         slots = self._slots
         while len(codes):
             free = np.flatnonzero(slots[pos] == 0)

@@ -69,12 +69,20 @@ def test_table_finds_every_docno_when_their_slots_crowd_the_table_end():
     codes = vocab.encode(docnos)
     end = len(docnos)
     size = len(vocab._slots)
-    vocab._hashes[:end] = np.uint64(size - 5) + (np.arange(end, dtype=np.uint64) % np.uint64(3))
+    crowded = np.uint64(size - 5) + (np.arange(end, dtype=np.uint64) % np.uint64(3))
     vocab._slots[:] = 0
-    vocab._place(np.arange(end))  # most codes run past the last slot and wrap around to the first ones
+    vocab._place(np.arange(end), crowded)  # most codes run past the last slot and wrap around to the first ones
     assert np.count_nonzero(vocab._slots) == end
     words, lengths = words_of([d.encode() for d in docnos])
-    assert vocab._find(vocab._hashes[:end].copy(), words, lengths).tolist() == codes.tolist()
+    assert vocab._find(crowded, words, lengths).tolist() == codes.tolist()
+
+
+def test_hashes_recomputed_from_the_stored_bytes_are_the_hashes_of_the_docnos():
+    vocab = mio._Vocabulary()
+    docnos = [b"", b"a", b"abcdefgh", b"abcdefghi", b"x" * 40, b"a\x00"]
+    words, lengths = words_of(docnos)
+    codes = vocab.encode_words(words, lengths)
+    assert vocab._stored_hashes(codes[::-1]).tolist() == mio._row_hashes(words, lengths)[::-1].tolist()
 
 
 @pytest.mark.parametrize("buckets", [1, 3, 50, None])
