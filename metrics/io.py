@@ -131,7 +131,10 @@ class _Vocabulary:
             missing = np.flatnonzero(codes < 0)
             if len(missing):
                 named = None if names is None else (lambda new: names(missing[new]))
-                codes[missing] = self._add(hashes[missing], words[missing], lengths[missing], named)
+                if len(missing) == len(codes):  # every docno new (a first file): no gathers
+                    codes = self._add(hashes, words, lengths, named)
+                else:
+                    codes[missing] = self._add(hashes[missing], words[missing], lengths[missing], named)
         return codes
 
     @property
@@ -270,7 +273,8 @@ class _Vocabulary:
             head_code = np.empty(n, dtype=np.int64)
             head_code[heads] = codes_of_heads
             codes = head_code[group]
-        self._slots[slot_of[heads]] = (codes_of_heads + 1).astype(np.int32)  # the slots held -(row + 1) so far
+        # the slots held -(row + 1) so far
+        self._slots[slot_of if len(heads) == n else slot_of[heads]] = (codes_of_heads + 1).astype(np.int32)
         if names is None:
             self._names.extend([None] * len(new))
             self._unnamed += len(new)
@@ -279,10 +283,15 @@ class _Vocabulary:
         if len(new) < n:
             words, lengths = words[new], lengths[new]
         n_words = (lengths + 7) // 8
-        data = words.ravel()[(np.arange(words.shape[1]) < n_words[:, None]).ravel()]
         self._lengths, self._offsets = _grown(self._lengths, end), _grown(self._offsets, end)
         self._lengths[base:end] = lengths
-        self._offsets[base:end] = self._used + np.cumsum(n_words) - n_words
+        width = words.shape[1]
+        if width * len(new) <= int(n_words.sum()) * 5 // 4:  # rows of nearly equal length: store them whole
+            data = words.ravel()
+            self._offsets[base:end] = np.arange(self._used, self._used + len(data), width)
+        else:  # keep only each docno's own words
+            data = words.ravel()[(np.arange(width) < n_words[:, None]).ravel()]
+            self._offsets[base:end] = self._used + np.cumsum(n_words) - n_words
         self._store = _grown(self._store, self._used + len(data))
         self._store[self._used:self._used + len(data)] = data
         self._used += len(data)
