@@ -208,14 +208,14 @@ class _Vocabulary:
         rows: np.ndarray | None = None  # the rows still looking; None: every row, in order
         pos = (hashes & np.uint64(mask)).astype(np.int64)
         while len(pos):
-            cand = slots[pos]
-            filled = np.flatnonzero(cand)  # a row at an empty slot has no code
+            held = slots[pos]
+            filled = np.flatnonzero(held)  # a row at an empty slot has no code
             if not len(filled):
                 break
             if len(filled) < len(pos):
                 rows = filled if rows is None else rows[filled]
-                cand, pos = cand[filled], pos[filled]
-            cand = cand.astype(np.int64) - 1
+                held, pos = held[filled], pos[filled]
+            cand = held.astype(np.int64) - 1
             if rows is None:  # the bytes decide; the hashes would only filter
                 hit = self._same(cand, words, lengths)
             else:  # the few rows past their first slot
@@ -802,18 +802,20 @@ def _vector_lines(raw: bytes | bytearray, width: int,
     ``size`` bytes of data and then zeros. The bytes returned are followed by at least 8 zero
     bytes, so that a word read from any field start stays inside them.
     """
-    if size is None:
-        if not raw.isascii():
-            return None
-        raw, size = _padded(raw)
-    elif not raw.isascii():  # the padding is zeros: ASCII
+    if not raw.isascii():  # (the padding is zeros: ASCII)
         return None
+    if size is None:
+        padded, size = _padded(raw)
+    elif isinstance(raw, bytearray):
+        padded = raw
+    else:
+        raise TypeError("with a size, raw is the bytearray _read_padded gives")
     if not size:
         return None
-    if raw[size - 1] != 0x0A:
-        raw[size] = 0x0A  # the spare room is ours
+    if padded[size - 1] != 0x0A:
+        padded[size] = 0x0A  # the spare room is ours
         size += 1
-    buf = np.frombuffer(raw, dtype=np.uint8)
+    buf = np.frombuffer(padded, dtype=np.uint8)
     # Every byte up to space is a field end; the whole file is checked through them alone
     # (bytes of the size of the file cost their page faults in a one-run process).
     flat_ends = _positions_up_to_space(buf[:size])
