@@ -177,6 +177,7 @@ def fresh(script: str, args: list[str]) -> tuple[float, float, float, float]:
 def trec_workload(data: Path, repeat: int, runs: int = 20) -> None:
     """Print part 1: one-run whole-process time and the 20-run all_trec comparison with peak memory."""
     qrels_path, run_paths = generate(data, runs=runs, topics=100, docs=1000, judged=500, seed=7)
+    load_before = os.getloadavg()[0]
     # Byte-compile the package first, as an installed copy is: with PYTHONDONTWRITEBYTECODE set
     # (as in some shells and CI) every fresh process would otherwise compile metrics/ anew (~0.04 s).
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "metrics")], check=True,
@@ -201,7 +202,7 @@ def trec_workload(data: Path, repeat: int, runs: int = 20) -> None:
     with open(run_paths[0]) as fh:
         n_lines = sum(1 for _ in fh)
     print(f"\ntrec_eval workload: {runs} runs x 100 topics x 1000 docs, qrels 500 judged/topic (best of {repeat}; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus)")
+          f"load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cpus)")
     print(f"  python -m metrics -m all_trec, one run ({n_lines} lines), whole process: {one:.3f} s wall, "
           f"{one_cpu:.3f} s CPU (target <= 0.25 s)")
     print(f"  {'tool':<34}{'process s':>10}{'in-process s':>14}{'CPU s':>8}{'peak RSS MB':>13}")

@@ -37,14 +37,6 @@ _MIX_C = np.uint64(0x94D049BB133111EB)
 _KEEP = np.array([[0xFF] * m + [0] * (8 - m) for m in range(9)], dtype=np.uint8).view(np.uint64).ravel()
 
 
-def _words(rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Return (n, k) uint64 words of byte rows (n, 8k), zeroing every byte past each row's length, in place."""
-    words = rows.view(np.uint64)
-    for j in range(words.shape[1]):
-        words[:, j] &= _KEEP[np.minimum(np.maximum(lengths - 8 * j, 0), 8)]
-    return words
-
-
 def _row_hashes(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Return a 64-bit hash of each row's first ``lengths[i]`` bytes (rows of zero-padded words).
 
@@ -85,30 +77,9 @@ def _decode_rows(words: np.ndarray, lengths: np.ndarray) -> list[str]:
     return [w.tobytes()[:n].decode() for w, n in zip(words, lengths.tolist())]
 
 
-def _first_and_inverse(hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return, for the distinct rows, their first row index, and for each row its distinct row's index.
-
-    Rows are grouped by their 64-bit hash (a sort of integers), then every row is checked to
-    hold the same bytes as its group's first row; only if two different docnos share a hash
-    are the rows grouped by their bytes instead (a sort of byte strings, several times slower).
-    """
-    order = np.argsort(hashes)
-    ordered = hashes[order]
-    starts = np.ones(len(order), dtype=bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    inverse = np.empty(len(order), dtype=np.int64)
-    inverse[order] = np.cumsum(starts) - 1
-    first = np.minimum.reduceat(order, np.flatnonzero(starts))  # the smallest row index of each group
-    rep = first[inverse]
-    same = lengths[rep] == lengths
-    for j in range(words.shape[1]):
-        same &= words[rep, j] == words[:, j]
-    if same.all():
-        return first, inverse
-    keyed = np.concatenate([lengths.astype(np.uint64)[:, None], words], axis=1)
-    _, first, inverse = np.unique(keyed.view(np.dtype((np.void, keyed.itemsize * keyed.shape[1]))).ravel(),
-                                  return_index=True, return_inverse=True)
-    return first, inverse.ravel()
+# A grown table has at least this many slots (2 MB): a qrels file of 50,000 docnos and a run
+# of 100,000 more then fit without a second rebuild.
+_GROWN_SLOTS = 1 << 19
 
 
 class _Vocabulary:
@@ -116,24 +87,24 @@ class _Vocabulary:
 
     Runs and qrels store codes beside the docno strings, so evaluation compares integers in
     numpy instead of hashing strings per document. A code indexes ``names`` (the docno
-    string); the docno's UTF-8 bytes (as zero-padded 8-byte words), length and 64-bit hash sit
-    in numpy arrays, and an open-addressing table (linear probing, at most half full) maps
-    hashes to codes, so a whole file's docnos are looked up in a few vectorised passes. A
-    lookup compares the bytes, not only the hash, so two docnos never share a code. Memory
-    grows with the distinct docnos the process has read (about 100 bytes plus twice the
-    docno's length each); codes are never reused.
+    string, decoded when first asked for); the docno's UTF-8 bytes (as zero-padded 8-byte
+    words) and length sit in numpy arrays, and an open-addressing table (linear probing, at
+    most half full) maps 64-bit hashes of the bytes to codes, so a whole file's docnos are
+    looked up in a few vectorised passes. A lookup compares the bytes, so two docnos never
+    share a code; the hashes themselves are not kept (a table rebuild recomputes them).
+    Memory grows with the distinct docnos the process has read (about 50 bytes plus the
+    docno's length rounded up to 8 each, and its string once decoded); codes are never reused.
     """
 
     def __init__(self) -> None:
         self._names: list[str | None] = []  # None: not decoded yet (see _add)
         self._unnamed = 0
-        self._hashes = np.zeros(1024, dtype=np.uint64)  # per code; capacities grow by doubling
-        self._lengths = np.zeros(1024, dtype=np.int64)
+        self._lengths = np.zeros(1024, dtype=np.int32)  # per code; capacities grow by doubling
         self._offsets = np.zeros(1024, dtype=np.int64)  # first word of the code's bytes in _store
         self._store = np.zeros(1 << 13, dtype=np.uint64)
         self._used = 0  # words of _store in use
         self._slots = np.zeros(1 << 12, dtype=np.int32)  # code + 1; 0 is an empty slot
-        self._mark = np.zeros(1024, dtype=np.int64)  # scratch for repeated()
+        self._mark = np.zeros(1024, dtype=np.int32)  # scratch for repeated()
         self._lock = threading.Lock()
 
     def encode(self, docnos: Sequence[str]) -> np.ndarray:
@@ -160,7 +131,10 @@ class _Vocabulary:
             missing = np.flatnonzero(codes < 0)
             if len(missing):
                 named = None if names is None else (lambda new: names(missing[new]))
-                codes[missing] = self._add(hashes[missing], words[missing], lengths[missing], named)
+                if len(missing) == len(codes):  # every docno new (a first file): no gathers
+                    codes = self._add(hashes, words, lengths, named)
+                else:
+                    codes[missing] = self._add(hashes[missing], words[missing], lengths[missing], named)
         return codes
 
     @property
@@ -186,7 +160,7 @@ class _Vocabulary:
             todo = np.unique(np.asarray([c for c in codes.tolist() if names[c] is None], dtype=np.int64))
             if not len(todo):
                 return
-            lengths = self._lengths[todo]
+            lengths = self._lengths[todo].astype(np.int64)
             n_words = (lengths + 7) // 8
             width = max(int(n_words.max()), 1)
             cols = np.arange(width)
@@ -206,79 +180,185 @@ class _Vocabulary:
             self._mark[codes[self._mark[codes] != positions]] = -1
             return self._mark[codes] < 0
 
-    def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """Return whether rows ``at`` hold exactly the bytes of the docnos with the paired codes."""
-        every = len(at) == len(words)  # the first probe usually finds every row: no gathers
-        lengths = lengths if every else lengths[at]
-        rows = words if every else words[at]
-        n_words = (lengths + 7) // 8
+    def _same(self, codes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Return whether each row holds exactly the bytes of the docno with the paired code."""
         same = self._lengths[codes] == lengths
         offsets = self._offsets[codes]
-        self._store = _grown(self._store, self._used + words.shape[1])
-        for j in range(words.shape[1]):  # words past a docno's end belong to the next docno
-            same &= (self._store[offsets + j] == rows[:, j]) | (n_words <= j)
+        store = self._store = _grown(self._store, self._used + words.shape[1])
+        shortest = int(lengths.min(initial=0))
+        for j in range(words.shape[1]):
+            equal = store[offsets + j if j else offsets] == words[:, j]
+            if 8 * j >= shortest:  # words past a docno's end belong to the next docno
+                equal |= lengths <= 8 * j
+            same &= equal
         return same
 
     def _find(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Return the code of each row's docno, or -1 where the docno has none yet."""
-        codes = np.full(len(hashes), -1, dtype=np.int64)
-        mask = len(self._slots) - 1
-        todo = np.arange(len(hashes))
+        """Return the code of each row's docno, or -1 where the docno has none yet.
+
+        Probes in vectorised passes over the rows still looking. The first pass takes every
+        row whose slot is filled as it is, without gathering rows, and compares the bytes of
+        all of them (a row whose docno is not its slot's fails that): known docnos
+        mostly sit in their first slot, so that pass usually settles nearly every row.
+        """
+        n = len(hashes)
+        codes = np.full(n, -1, dtype=np.int64)
+        slots = self._slots
+        mask = len(slots) - 1
+        rows: np.ndarray | None = None  # the rows still looking; None: every row, in order
         pos = (hashes & np.uint64(mask)).astype(np.int64)
-        while len(todo):
-            cand = self._slots[pos].astype(np.int64) - 1
-            filled = cand >= 0
-            hit = filled & (self._hashes[cand] == hashes[todo])  # an empty slot reads code -1: masked
-            idx = np.flatnonzero(hit)
-            if len(idx):
-                hit[idx] = self._same(cand[idx], words, lengths, todo[idx])
-                codes[todo[hit]] = cand[hit]
-            more = filled & ~hit
-            todo, pos = todo[more], (pos[more] + 1) & mask
+        while len(pos):
+            held = slots[pos]
+            filled = np.flatnonzero(held)  # a row at an empty slot has no code
+            if not len(filled):
+                break
+            if len(filled) < len(pos):
+                rows = filled if rows is None else rows[filled]
+                held, pos = held[filled], pos[filled]
+            cand = held.astype(np.int64) - 1
+            if rows is None:  # the bytes decide; the hashes would only filter
+                hit = self._same(cand, words, lengths)
+            else:  # the few rows past their first slot
+                hit = self._same(cand, words[rows], lengths[rows])
+            if hit.all():
+                codes[slice(None) if rows is None else rows] = cand
+                break
+            found = np.flatnonzero(hit)
+            codes[found if rows is None else rows[found]] = cand[found]
+            miss = np.flatnonzero(~hit)
+            rows = miss if rows is None else rows[miss]
+            pos = (pos[miss] + 1) & mask
         return codes
 
     def _add(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray,
              names: Callable[[np.ndarray], list[str]] | None) -> np.ndarray:
         """Assign codes to docnos absent from the vocabulary (a docno may repeat); return them.
 
-        ``names(row indices)`` gives the new docnos' strings; None leaves them to be decoded
-        from the stored bytes when first asked for (most runs never need the strings).
+        The rows go straight into the hash table, which also finds the repeats among them
+        (no sort): see ``_insert``. ``names(row indices)`` gives the new docnos' strings; None
+        leaves them to be decoded from the stored bytes when first asked for (most runs never
+        need the strings).
         """
-        first, inverse = _first_and_inverse(hashes, words, lengths)
-        # codes in order of first appearance, as a dict would give them (a mark per row, no sort)
-        is_first = np.zeros(len(hashes), dtype=bool)
-        is_first[first] = True
-        new = np.flatnonzero(is_first)
-        rank = (np.cumsum(is_first) - 1)[first]
-        base, end = len(self._names), len(self._names) + len(new)
+        n = len(hashes)
+        base = len(self._names)
+        if 2 * (base + n) > len(self._slots):  # room for every row, were they all distinct
+            size = len(self._slots)
+            while 3 * (base + n) > size or size < _GROWN_SLOTS:  # at most a third full after growing
+                size *= 2
+            self._slots = np.zeros(size, dtype=np.int32)
+            for start in range(0, base, 1 << 16):  # a few probing passes each
+                codes = np.arange(start, min(start + (1 << 16), base))
+                self._place(codes, self._stored_hashes(codes))
+        group, slot_of = self._insert(hashes, words, lengths)
+        rows = np.arange(n)
+        heads = np.flatnonzero(group == rows)  # one row per distinct docno: the one that took a slot
+        if len(heads) == n:  # no repeats (the usual run): the table's row order is first appearance
+            new, firsts = rows, rows
+        else:
+            # a docno's code follows its first row, as a dict would give it, whichever row took the slot
+            first = np.full(n, n, dtype=np.int64)
+            np.minimum.at(first, group, rows)
+            firsts = first[heads]
+            is_first = np.zeros(n, dtype=bool)
+            is_first[firsts] = True
+            new = np.flatnonzero(is_first)
+        end = base + len(new)
+        if len(new) == n:
+            codes_of_heads = base + rows
+            codes = codes_of_heads
+        else:
+            rank = np.empty(n, dtype=np.int64)
+            rank[new] = np.arange(base, end)
+            codes_of_heads = rank[firsts]
+            head_code = np.empty(n, dtype=np.int64)
+            head_code[heads] = codes_of_heads
+            codes = head_code[group]
+        # the slots held -(row + 1) so far
+        self._slots[slot_of if len(heads) == n else slot_of[heads]] = (codes_of_heads + 1).astype(np.int32)
         if names is None:
             self._names.extend([None] * len(new))
             self._unnamed += len(new)
         else:
             self._names.extend(names(new))
-        new_lengths, n_words = lengths[new], (lengths[new] + 7) // 8
-        data = words[new][np.arange(words.shape[1]) < n_words[:, None]]
-        self._hashes, self._lengths, self._offsets = (_grown(a, end) for a in (self._hashes, self._lengths, self._offsets))
-        self._hashes[base:end] = hashes[new]
-        self._lengths[base:end] = new_lengths
-        self._offsets[base:end] = self._used + np.cumsum(n_words) - n_words
+        if len(new) < n:
+            words, lengths = words[new], lengths[new]
+        n_words = (lengths + 7) // 8
+        self._lengths, self._offsets = _grown(self._lengths, end), _grown(self._offsets, end)
+        self._lengths[base:end] = lengths
+        width = words.shape[1]
+        if width * len(new) <= int(n_words.sum()) * 5 // 4:  # rows of nearly equal length: store them whole
+            data = words.ravel()
+            self._offsets[base:end] = np.arange(self._used, self._used + len(data), width)
+        else:  # keep only each docno's own words
+            data = words.ravel()[(np.arange(width) < n_words[:, None]).ravel()]
+            self._offsets[base:end] = self._used + np.cumsum(n_words) - n_words
         self._store = _grown(self._store, self._used + len(data))
         self._store[self._used:self._used + len(data)] = data
         self._used += len(data)
-        if 2 * end <= len(self._slots):
-            self._place(np.arange(base, end))
-        else:
-            size = len(self._slots)
-            while 4 * end > size:
-                size *= 2
-            self._slots = np.zeros(size, dtype=np.int32)
-            self._place(np.arange(end))  # at most a quarter full now: a few probing passes
-        return base + rank[inverse]
+        return codes
 
-    def _place(self, codes: np.ndarray) -> None:
+    def _insert(self, hashes: np.ndarray, words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Put rows of docnos unknown to the table into free slots, one slot per distinct docno.
+
+        Return, per row, the row whose slot holds its docno (itself if it took one), and per
+        row that took a slot, that slot. A slot taken here holds -(row + 1) until ``_add``
+        writes the code. Rows probe in vectorised passes: rows at free slots claim them (of
+        rows contesting a slot one write remains: that row wins it); then a row at a slot
+        taken here by the same bytes joins that row, and any other row moves on. Rows of one
+        docno share a hash, so they probe in step and meet at the slot one of them took.
+        """
+        slots = self._slots
+        mask = len(slots) - 1
+        n = len(hashes)
+        group = np.arange(n)  # until shown otherwise, each row heads its own docno
+        todo = group
+        pos = slot_of = (hashes & np.uint64(mask)).astype(np.int64)
+        while len(todo):
+            held = slots[pos]
+            mine = -(todo + 1).astype(np.int32)
+            free = np.flatnonzero(held == 0)
+            if len(free) == len(todo):  # the usual first pass of new docnos: every slot free
+                slots[pos] = mine
+                held = slots[pos]
+            elif len(free):
+                at = pos[free]
+                slots[at] = mine[free]
+                held[free] = slots[at]
+            lost = np.flatnonzero(held != mine)
+            if todo is not group:  # rows that moved on and now took a slot
+                won = np.ones(len(todo), dtype=bool)
+                won[lost] = False
+                slot_of[todo[won]] = pos[won]
+            elif len(lost):
+                slot_of = slot_of.copy()  # pos of the first pass, now to be updated
+            if not len(lost):
+                break
+            rows, where, owner = todo[lost], pos[lost], held[lost].astype(np.int64)
+            moving = np.ones(len(rows), dtype=bool)
+            mate = np.flatnonzero(owner < 0)  # a slot taken in this call; codes (> 0) are other docnos
+            if len(mate):
+                r, o = rows[mate], -owner[mate] - 1
+                same = (hashes[r] == hashes[o]) & (lengths[r] == lengths[o])
+                for j in range(words.shape[1]):  # rows are zero-padded past their length
+                    same &= words[r, j] == words[o, j]
+                group[r[same]] = o[same]
+                moving[mate[same]] = False
+            todo, pos = rows[moving], (where[moving] + 1) & mask
+        return group, slot_of
+
+    def _stored_hashes(self, codes: np.ndarray) -> np.ndarray:
+        """Return the hashes of the docnos of ``codes``, from their stored bytes (hashes are not kept: 8 bytes a docno)."""
+        lengths = self._lengths[codes].astype(np.int64)
+        n_words = (lengths + 7) // 8
+        cols = np.arange(max(int(n_words.max(initial=0)), 1))
+        inside = cols < n_words[:, None]
+        at = np.where(inside, self._offsets[codes][:, None] + cols, 0)
+        return _row_hashes(np.where(inside, self._store[at], np.uint64(0)), lengths)
+
+    def _place(self, codes: np.ndarray, hashes: np.ndarray) -> None:
         """Put each code into the first free slot from its hash on (linear probing)."""
         mask = len(self._slots) - 1
-        pos = (self._hashes[codes] & np.uint64(mask)).astype(np.int64)
+        pos = (hashes & np.uint64(mask)).astype(np.int64)
         slots = self._slots
         while len(codes):
             free = np.flatnonzero(slots[pos] == 0)
@@ -449,9 +529,48 @@ def _read_bytes(path: str) -> bytes:
         return fh.read()
 
 
-def _decoded(raw: bytes, path: str) -> str:
+_SPARE = 16  # zero bytes after the data of a buffer from _read_padded or _padded
+
+
+def _read_padded(path: str) -> tuple[bytearray, int]:
+    """Return a file's bytes (unzipped if gzip) followed by ``_SPARE`` zero bytes, and the data's length.
+
+    A plain file is read straight into a buffer with room for the padding, so the fast
+    readers need no padded copy of it (a fresh copy of a 4 MB run costs its page faults).
+    """
+    with open(path, "rb", buffering=0) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        buf = bytearray(size + _SPARE)
+        with memoryview(buf) as view:
+            got = 0
+            while got < size and (n := fh.readinto(view[got:size])):
+                got += n
+        more = fh.readall()  # a pipe (its size is 0), or a file that grew as it was read
+    if got < size or more:
+        raw = bytes(buf[:got]) + more
+    elif buf[:2] == b"\x1f\x8b":
+        raw = bytes(buf[:size])
+    else:
+        return buf, size
+    if raw[:2] == b"\x1f\x8b":
+        import gzip  # here: most files are plain, and the command line's start-up counts
+        from io import BytesIO
+
+        with gzip.GzipFile(fileobj=BytesIO(raw)) as fh:  # gzip.open's reader, on the bytes at hand
+            raw = fh.read()
+    return _padded(raw)
+
+
+def _padded(raw: bytes) -> tuple[bytearray, int]:
+    """Return a copy of ``raw`` followed by ``_SPARE`` zero bytes, and the length of ``raw``."""
+    buf = bytearray(len(raw) + _SPARE)
+    buf[:len(raw)] = raw
+    return buf, len(raw)
+
+
+def _decoded(raw: bytes | bytearray | memoryview, path: str) -> str:
     try:
-        return raw.decode("utf-8").removeprefix("\ufeff")
+        return str(raw, "utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise MetricsInputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path) from None
 
@@ -536,10 +655,11 @@ def read_run(path: str | os.PathLike, *, tag: str | None = None) -> Run:
     score, or a docno repeated within a topic.
     """
     spath = os.fspath(path)
-    raw = _read_bytes(spath)
-    run = _vector_run(raw, path=spath, tag=tag)
+    raw, size = _read_padded(spath)
+    run = _vector_run(raw, path=spath, tag=tag, size=size)
     if run is None:
-        run = _run_from_text(_decoded(raw, spath), path=spath, tag=tag)
+        with memoryview(raw) as view:
+            run = _run_from_text(_decoded(view[:size], spath), path=spath, tag=tag)
     return run
 
 
@@ -622,10 +742,11 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     judged-but-unusable, neither relevant nor non-relevant).
     """
     spath = os.fspath(path)
-    raw = _read_bytes(spath)
-    qrels = _vector_qrels(raw, name=os.path.basename(spath))
+    raw, size = _read_padded(spath)
+    qrels = _vector_qrels(raw, name=os.path.basename(spath), size=size)
     if qrels is None:
-        qrels = _qrels_from_text(_decoded(raw, spath), path=spath)
+        with memoryview(raw) as view:
+            qrels = _qrels_from_text(_decoded(view[:size], spath), path=spath)
     return qrels
 
 
@@ -673,43 +794,95 @@ def _group(qids: np.ndarray, docnos: np.ndarray, values: np.ndarray, *, sort_doc
 _POW10 = np.array([float(f"1e{k}") for k in range(16)])  # exact: 10**k is a double up to k = 22
 
 
-def _vector_lines(raw: bytes, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Return (zero-padded bytes, field ends (lines × width), line starts) of a regular file, else None."""
-    if not raw:
+def _vector_lines(raw: bytes | bytearray, width: int,
+                  size: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Return (bytes, field ends (lines × width), line starts) of a regular file, else None.
+
+    ``raw`` is the file's bytes, or with ``size`` a buffer from ``_read_padded`` holding
+    ``size`` bytes of data and then zeros. The bytes returned are followed by at least 8 zero
+    bytes, so that a word read from any field start stays inside them.
+    """
+    if not raw.isascii():  # (the padding is zeros: ASCII)
         return None
-    if not raw.endswith(b"\n"):
-        raw += b"\n"
-    buf = np.frombuffer(raw, dtype=np.uint8)
-    if buf.max() >= 0x80:  # str.split() also splits at some non-ASCII spaces
+    if size is None:
+        padded, size = _padded(raw)
+    elif isinstance(raw, bytearray):
+        padded = raw
+    else:
+        raise TypeError("with a size, raw is the bytearray _read_padded gives")
+    if not size:
         return None
-    # whole-buffer counts are fast contiguous passes (checking the separators found below
-    # through strided views instead measured 10% slower)
-    n_lines = np.count_nonzero(buf == 0x0A)
-    if np.count_nonzero(buf < 0x20) != n_lines + np.count_nonzero(buf == 0x09):  # "\r", "\f", ...
+    if padded[size - 1] != 0x0A:
+        padded[size] = 0x0A  # the spare room is ours
+        size += 1
+    buf = np.frombuffer(padded, dtype=np.uint8)
+    # Every byte up to space is a field end; the whole file is checked through them alone
+    # (bytes of the size of the file cost their page faults in a one-run process).
+    flat_ends = _positions_up_to_space(buf[:size])
+    if len(flat_ends) % width:
         return None
-    flat_ends = np.flatnonzero(buf <= 0x20)
-    gaps = np.diff(flat_ends)
-    if len(flat_ends) != width * n_lines or flat_ends[0] == 0 or gaps.min(initial=2) < 2:  # an empty field
+    n_lines = len(flat_ends) // width
+    kinds = buf[flat_ends]
+    if not (kinds[width - 1::width] == 0x0A).all() or np.count_nonzero(kinds == 0x0A) != n_lines:
+        return None  # a line of another field count
+    if np.count_nonzero(kinds == 0x20) + np.count_nonzero(kinds == 0x09) != n_lines * (width - 1):
+        return None  # "\r", "\f", another control character, or one separating fields
+    after = buf[1:]  # the byte after each field end: no empty field, no "#" starting a line (a comment)
+    if flat_ends[0] == 0 or buf[0] == 0x23 or (after[flat_ends[:-1]] <= 0x20).any():
         return None
     ends = flat_ends.reshape(n_lines, width)
-    if not (buf[ends[:, -1]] == 0x0A).all():  # then the other ends are single spaces or tabs
+    if (after[ends[:-1, -1]] == 0x23).any():
         return None
     starts = np.empty(n_lines, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1, -1] + 1
-    if (buf[starts] == 0x23).any():  # "#" at a line start: a comment line
-        return None
-    padded = np.zeros(len(buf) + int(max(ends[0, 0], gaps.max(initial=0))) + 8, dtype=np.uint8)
-    padded[:len(buf)] = buf  # room for a full 8-byte-aligned row from any field start
-    return padded, ends, starts
+    return buf, ends, starts
+
+
+_CHUNK = 1 << 18
+
+
+def _positions_up_to_space(data: np.ndarray) -> np.ndarray:
+    """Return ``np.flatnonzero(data <= 0x20)``, finding them chunk by chunk in one small scratch array.
+
+    One comparison over the whole file would take a boolean array of its size: fresh memory,
+    whose page faults cost more than the comparison in a one-run process.
+    """
+    if len(data) <= _CHUNK:
+        return np.flatnonzero(data <= 0x20)
+    scratch = np.empty(_CHUNK, dtype=bool)
+    parts = []
+    for start in range(0, len(data), _CHUNK):
+        chunk = data[start:start + _CHUNK]
+        found = np.flatnonzero(np.less_equal(chunk, 0x20, out=scratch[:len(chunk)]))
+        found += start
+        parts.append(found)
+    return np.concatenate(parts)
 
 
 def _field(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return each field's bytes as a row of zero-padded uint64 words, and the fields' lengths."""
+    """Return each field's bytes as a row of zero-padded uint64 words, and the fields' lengths.
+
+    Word j of every field is read in one gather through an unaligned uint64 view of the
+    bytes (``buf`` ends in at least 8 zero bytes), then cut to the field's length.
+    """
     lengths = end - begin
-    width = -(-int(lengths.max()) // 8) * 8
-    rows = np.lib.stride_tricks.sliding_window_view(buf, width)[begin]
-    return _words(rows, lengths), lengths
+    n_words = max(-(-int(lengths.max(initial=1)) // 8), 1)
+    shortest = int(lengths.min(initial=0))
+    whole = np.ndarray((len(buf) - 7,), dtype=np.uint64, buffer=buf, strides=(1,))
+    out = np.empty((len(begin), n_words), dtype=np.uint64)
+    last = len(whole) - 1
+    for j in range(n_words):
+        at = begin
+        if j:
+            at = begin + 8 * j
+            if int(at.max(initial=0)) > last:  # a field shorter than 8j bytes reads what follows: masked below
+                np.minimum(at, last, out=at)
+        if 8 * (j + 1) <= shortest:  # every field fills this word
+            out[:, j] = whole[at]
+        else:
+            np.bitwise_and(whole[at], _KEEP[np.clip(lengths - 8 * j, 0, 8)], out=out[:, j])
+    return out, lengths
 
 
 def _ascii_unicode(strings: np.ndarray, width: int) -> np.ndarray:
@@ -815,16 +988,16 @@ class RunColumns:
         return self._buf[self._ends[-1, 4] + 1:self._ends[-1, 5]].tobytes().decode()
 
 
-def run_columns(raw: bytes) -> RunColumns | None:
+def run_columns(raw: bytes | bytearray, *, size: int | None = None) -> RunColumns | None:
     """Split the bytes of a regular run file into columns without a loop over lines, else return None.
 
     Regular: ASCII, every line exactly six fields separated by one space or tab, "\n" line
     ends, no comment or blank lines, every score a number as C's atof reads it. The one
     fast reader of the project: ``read_run`` here and the run importer
     (``collections_app.importers.runs``) both use it, and both send anything else to their
-    line-by-line readers, which name the line of each problem.
+    line-by-line readers, which name the line of each problem. ``size``: see ``_vector_lines``.
     """
-    lines = _vector_lines(raw, 6)
+    lines = _vector_lines(raw, 6, size)
     if lines is None:
         return None
     buf, ends, starts = lines
@@ -836,9 +1009,9 @@ def run_columns(raw: bytes) -> RunColumns | None:
     return RunColumns(qids, docnos, lengths, scores, buf, ends)
 
 
-def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
-    """Return the Run of a regular run file without a repeated docno, else None."""
-    columns = run_columns(raw)
+def _vector_run(raw: bytes | bytearray, *, path: str, tag: str | None, size: int | None = None) -> Run | None:
+    """Return the Run of a regular run file without a repeated docno, else None (``size``: see ``_vector_lines``)."""
+    columns = run_columns(raw, size=size)
     if columns is None:
         return None
     qids, docnos, lengths, scores = columns.qids, columns.docno_words, columns.docno_lengths, columns.scores
@@ -858,9 +1031,9 @@ def _vector_run(raw: bytes, *, path: str, tag: str | None) -> Run | None:
     return Run([q.decode() for q in qids[cuts[:-1]].tolist()], cuts, codes, scores, tag=tag)
 
 
-def _vector_qrels(raw: bytes, *, name: str) -> Qrels | None:
-    """Return the Qrels of a regular qrels file without a repeated docno, else None."""
-    lines = _vector_lines(raw, 4)
+def _vector_qrels(raw: bytes | bytearray, *, name: str, size: int | None = None) -> Qrels | None:
+    """Return the Qrels of a regular qrels file without a repeated docno, else None (``size``: see ``_vector_lines``)."""
+    lines = _vector_lines(raw, 4, size)
     if lines is None:
         return None
     buf, ends, starts = lines

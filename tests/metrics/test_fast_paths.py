@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -68,12 +69,45 @@ def test_table_finds_every_docno_when_their_slots_crowd_the_table_end():
     codes = vocab.encode(docnos)
     end = len(docnos)
     size = len(vocab._slots)
-    vocab._hashes[:end] = np.uint64(size - 5) + (np.arange(end, dtype=np.uint64) % np.uint64(3))
+    crowded = np.uint64(size - 5) + (np.arange(end, dtype=np.uint64) % np.uint64(3))
     vocab._slots[:] = 0
-    vocab._place(np.arange(end))  # most codes run past the last slot and wrap around to the first ones
+    vocab._place(np.arange(end), crowded)  # most codes run past the last slot and wrap around to the first ones
     assert np.count_nonzero(vocab._slots) == end
     words, lengths = words_of([d.encode() for d in docnos])
-    assert vocab._find(vocab._hashes[:end].copy(), words, lengths).tolist() == codes.tolist()
+    assert vocab._find(crowded, words, lengths).tolist() == codes.tolist()
+
+
+def test_hashes_recomputed_from_the_stored_bytes_are_the_hashes_of_the_docnos():
+    vocab = mio._Vocabulary()
+    docnos = [b"", b"a", b"abcdefgh", b"abcdefghi", b"x" * 40, b"a\x00"]
+    words, lengths = words_of(docnos)
+    codes = vocab.encode_words(words, lengths)
+    assert vocab._stored_hashes(codes[::-1]).tolist() == mio._row_hashes(words, lengths)[::-1].tolist()
+
+
+@pytest.mark.parametrize("buckets", [1, 3, 50, None])
+@pytest.mark.parametrize("seed", range(4))
+def test_vocabulary_gives_the_codes_a_dict_gives_in_batches_with_repeats_and_colliding_hashes(monkeypatch, seed, buckets):
+    """The table's insert finds repeats within a batch without sorting; a dict is the plain path."""
+    if buckets is not None:  # few distinct hashes: long probe runs, contests for slots, equal hashes
+        real = mio._row_hashes
+        monkeypatch.setattr(mio, "_row_hashes", lambda w, n: real(w, n) % np.uint64(buckets))
+    rng = random.Random(seed)
+    alphabet = ["a", "b", "\x00", "#", "é"]
+    pool = ["".join(rng.choices(alphabet, k=rng.choice([0, 1, 2, 7, 8, 9, 16, 17]))) for _ in range(400)]
+    vocab, model = mio._Vocabulary(), {}
+    for _ in range(12):
+        batch = rng.choices(pool, k=rng.choice([1, 5, 300, 2500]))
+        if rng.random() < 0.5:  # bytes rows, as the file readers give them
+            words, lengths = words_of([d.encode() for d in batch])
+            codes = vocab.encode_words(words, lengths)
+        else:
+            codes = vocab.encode(batch)
+        want = [model.setdefault(d, len(model)) for d in batch]
+        assert codes.tolist() == want
+    assert vocab.names == list(model)
+    assert np.count_nonzero(vocab._slots) == len(model) <= len(vocab._slots) // 2
+    assert vocab.encode(list(model)).tolist() == list(range(len(model)))
 
 
 @pytest.mark.parametrize("width", [1, 7, 8, 9, 16])
@@ -149,3 +183,53 @@ def test_python_dash_m_metrics_flushes_its_output_and_keeps_its_exit_status(tmp_
     bad = subprocess.run([sys.executable, "-m", "metrics", "q", "missing"], cwd=tmp_path, env=env,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == "" and "missing" in bad.stderr
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fields_read_through_the_unaligned_word_view_are_the_fields_bytes(seed):
+    rng = random.Random(seed)
+    fields = [bytes(rng.choices(b"ab#-_.0123456789", k=rng.choice([1, 2, 7, 8, 9, 15, 16, 17, 40]))) for _ in range(300)]
+    raw = b" ".join(fields) + b"\n"
+    buf, size = mio._padded(raw)
+    array = np.frombuffer(buf, dtype=np.uint8)
+    begin = np.array([0, *np.cumsum([len(f) + 1 for f in fields])[:-1]], dtype=np.int64)
+    order = np.array(rng.sample(range(len(fields)), len(fields)))  # any order; the last field sits at the buffer's end
+    words, lengths = mio._field(array, begin[order], begin[order] + np.array([len(f) for f in fields])[order])
+    width = words.shape[1] * 8
+    assert width == -(-max(map(len, fields)) // 8) * 8
+    assert words.view(f"S{width}").ravel().tolist() == [fields[i] for i in order]  # zero-padded past each end
+    assert lengths.tolist() == [len(fields[i]) for i in order]
+
+
+@pytest.mark.parametrize("n", [0, 1, mio._CHUNK - 1, mio._CHUNK, mio._CHUNK + 1, 3 * mio._CHUNK + 17])
+def test_field_ends_found_chunk_by_chunk_are_those_of_one_pass(n):
+    data = np.frombuffer(random.Random(n).randbytes(n), dtype=np.uint8) % np.uint8(40)
+    assert mio._positions_up_to_space(data).tolist() == np.flatnonzero(data <= 0x20).tolist()
+
+
+def test_files_read_into_a_padded_buffer_hold_their_bytes_then_zeros(tmp_path):
+    import gzip
+    import threading
+
+    raw = b"".join(b"1 Q0 d%d %d 2.5 t\n" % (i, i) for i in range(1000)) + b"2 Q0 b 1 1 t"
+    plain, packed, fifo = tmp_path / "r", tmp_path / "r.gz", tmp_path / "pipe"
+    plain.write_bytes(raw)
+    packed.write_bytes(gzip.compress(raw))
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(raw,))
+    writer.start()
+    for path in (plain, packed, fifo):  # a pipe's size is not known in advance
+        buf, size = mio._read_padded(str(path))
+        assert (bytes(buf[:size]), bytes(buf[size:])) == (raw, bytes(mio._SPARE))
+    writer.join()
+    buf, size = mio._read_padded(str(plain))
+    run = mio._vector_run(buf, path="r", tag=None, size=size)  # the last line lacks its "\n": added in the spare room
+    assert run is not None and run.to_dict() == read_run_dict(raw) and run.tag == "t"
+
+
+def read_run_dict(raw: bytes) -> dict:
+    out: dict = {}
+    for line in raw.decode().splitlines():
+        q, _, d, _, s, _ = line.split()
+        out.setdefault(q, {})[d] = float(s)
+    return out

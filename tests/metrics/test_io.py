@@ -206,7 +206,11 @@ def test_vectorised_qrels_reader_agrees_with_the_line_by_line_reader(tmp_path, s
     "1 Q0 a 1 2.5 t\r\n1 Q0 b 2 1.0 t\r\n",
     "1 Q0 a 1 2.5 t\n1 Q0 b\x0b2 1.0 t\n",
     "1 Q0 caf\u00e9 1 2.5 t\n1 Q0 b 2 1.0 t\n",
-], ids=["comment", "comment-like-data", "blank-line", "double-space", "edge-spaces", "crlf", "vertical-tab", "non-ascii"])
+    "1 Q0 a\x00b 1 2.5 t\n1 Q0 b 2 1.0 t\n",
+    "1 Q0 a 1 2.5 t\n1 Q0 b\x0c2 1.0 t\n",
+    "1 Q0 a 1 2.5 t\n1 Q0 b 2 1.0 t\n#",
+], ids=["comment", "comment-like-data", "blank-line", "double-space", "edge-spaces", "crlf", "vertical-tab", "non-ascii",
+        "nul-in-docno", "form-feed", "comment-without-newline"])
 def test_irregular_run_files_are_left_to_the_line_by_line_reader(tmp_path, text):
     p = write(tmp_path, "r.txt", text)
     raw = p.read_bytes()
