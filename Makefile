@@ -76,6 +76,6 @@ prod: $(VENV)/.installed-run
 	  $(PY) manage.py rqworker default --job-class django_tasks_rq.Job --with-scheduler & \
 	done; \
 	$(PY) manage.py reap --loop 30 & \
-	$(VENV)/bin/gunicorn qrelsmith.wsgi --workers $(WEB_WORKERS) --bind $(HOST):$(PORT) --timeout 60 \
+	$(VENV)/bin/gunicorn qrelsmith.wsgi --preload --workers $(WEB_WORKERS) --bind $(HOST):$(PORT) --timeout 60 \
 	  --graceful-timeout 30 --max-requests 5000 --max-requests-jitter 500 --access-logfile - & \
 	wait

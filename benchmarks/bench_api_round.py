@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 import uuid
+from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,25 +113,29 @@ def main() -> int:
             cursor.execute("SELECT pg_backend_pid()")
             backend = cursor.fetchone()[0]
 
-    def one_round(client) -> tuple[int, int]:
+    def one_round(client, *, count: bool = False) -> tuple[int, int]:
+        """One next → submit; with ``count``, the SQL statements of each call (Django logs them then,
+        which turns off the prepared statements of ``qrelsmith.sql_rows``: counted rounds are not timed)."""
         connection.queries_log.clear()
-        with CaptureQueriesContext(connection) as next_q:
+        with CaptureQueriesContext(connection) if count else nullcontext([]) as next_q:
             response = client.post(next_url)
         assert response.status_code == 200, (response.status_code, response.content)
-        with CaptureQueriesContext(connection) as submit_q:
+        with CaptureQueriesContext(connection) if count else nullcontext([]) as submit_q:
             answer = client.post(submit_url, {"item": response.json()["item"], "grade": 1, "active_seconds": 2.5,
                                               "client_token": uuid.uuid4().hex}, format="json")
         assert answer.status_code == 200, (answer.status_code, answer.content)
         return len(next_q), len(submit_q)
 
-    for n in range(20):  # warm up: imports, caches, prepared connection
-        one_round(clients[n % len(clients)])
     next_counts, submit_counts = [], []
-    wall0, cpu0, pg0 = time.perf_counter(), cpu_ms(), backend_cpu_ms(backend)
-    for n in range(args.rounds):
-        nq, sq = one_round(clients[n % len(clients)])
+    for n in range(20):  # warm up (imports, caches, prepared statements) and count statements
+        nq, sq = one_round(clients[n % len(clients)], count=True)
         next_counts.append(nq)
         submit_counts.append(sq)
+    for n in range(20):
+        one_round(clients[n % len(clients)])
+    wall0, cpu0, pg0 = time.perf_counter(), cpu_ms(), backend_cpu_ms(backend)
+    for n in range(args.rounds):
+        one_round(clients[n % len(clients)])
     wall, cpu, pg = time.perf_counter() - wall0, cpu_ms() - cpu0, backend_cpu_ms(backend) - pg0
     print(f"database {connection.vendor}; {args.rounds} rounds of next → submit by {len(clients)} token clients; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

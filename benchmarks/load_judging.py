@@ -94,7 +94,7 @@ class Deployment:
         self.task_workers = [self.task_worker() for _ in range(2)]
         self.reaper = self.spawn(sys.executable, "manage.py", "reap", "--loop", "10")
         gunicorn = str(Path(sys.executable).parent / "gunicorn")
-        self.gunicorn = self.spawn(gunicorn, "qrelsmith.wsgi", "--workers", str(self.args.web_workers),
+        self.gunicorn = self.spawn(gunicorn, "qrelsmith.wsgi", "--preload", "--workers", str(self.args.web_workers),
                                    "--bind", f"127.0.0.1:{self.args.port}", "--timeout", "60",
                                    "--backlog", "2048")
         deadline = time.monotonic() + 60
