@@ -85,8 +85,8 @@ def judging_assessor(*, user, campaign_id: int) -> Assessor:
 
     The judging API's hot path: one query (``round_sql.gate_assessor``, written in SQL so a
     request binds parameters instead of compiling a four-table join) answers what
-    ``campaign_for_user`` and ``assessor_for_user`` answer with three (campaign, membership, assessor). When it finds no
-    row, the two are asked in turn so the refusal is the same as theirs (404 for outsiders and
+    ``campaign_for_user`` and ``assessor_for_user`` answer with three (campaign, membership,
+    assessor). When it finds no row, the two are asked in turn so the refusal is the same as theirs (404 for outsiders and
     missing campaigns, ``NotAssessor`` for members who do not judge it); a blocked assessor
     gets ``AssessorBlocked``.
     """

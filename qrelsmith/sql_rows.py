@@ -74,8 +74,10 @@ def cursor():
     prepared statements are for: with ``DB_PREPARED_STATEMENTS`` on (the default), the settings
     give the connection a ``prepare_threshold``, so psycopg prepares a statement of a
     server-binding cursor once it has run twice on a connection (Django's own client-binding
-    cursors never prepare). The cursor is wrapped as Django wraps its own, so database errors
-    become Django's. While Django logs queries (DEBUG, ``CaptureQueriesContext``), Django's own
+    cursors never prepare). The cursor is made the way Django makes its own
+    (``BaseDatabaseWrapper._cursor``): the connection's health check first (a kept-open
+    connection that died is replaced, not failed on), database errors become Django's. While
+    Django logs queries (DEBUG, ``CaptureQueriesContext``), Django's own
     cursor runs them instead: psycopg keeps no text of a prepared statement's execution, and a
     log of the SQL sent is worth more there than the planning saved.
     """
@@ -83,8 +85,10 @@ def cursor():
         return connection.cursor()
     import psycopg
 
+    connection.close_if_health_check_failed()
     connection.ensure_connection()
-    return connection._prepare_cursor(psycopg.Cursor(connection.connection))
+    with connection.wrap_database_errors:
+        return connection._prepare_cursor(psycopg.Cursor(connection.connection))
 
 
 def fetch_one(sql: str, params: dict | Sequence) -> tuple | None:

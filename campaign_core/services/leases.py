@@ -59,12 +59,11 @@ class QueryClaim:
     caller that shows the item needs no further query.
     """
 
-    def __init__(self, *, assessor: Any, open_items: QuerySet, now: datetime, related: tuple[str, ...] = ()) -> None:
+    def __init__(self, *, assessor: Any, open_items: QuerySet, related: tuple[str, ...] = ()) -> None:
         self.assessor = assessor
         self.lease_model = assessor.leases.model  # either kind's assessor: its ``leases`` names the lease model
         # Built once: a queryset is lazy, so each use below runs its SQL afresh (a new snapshot).
         self.query = open_items
-        self.now = now
         self.related = related
 
     def candidate(self, tried: list[int], *, skip_locked: bool) -> int | None:

@@ -15,8 +15,9 @@ Concurrency (PostgreSQL): ``item_next`` claims with the campaign core's
 judgment of an item is written under that same row lock (``judgment_submit`` locks it too),
 so the count can't change between the check and the write. The unique
 constraints on (item, assessor) of leases and judgments are the last line of defence.
-The claim runs ``open_items``' rules as SQL (``judging.services.round_sql``: it binds parameters
-instead of compiling queries on the hot path; a test holds the two equal). On SQLite row locks don't exist; SQLite lets one writer at a time commit, which serializes
+The claim runs ``open_items``' rules as SQL (``judging.services.round_sql``: it binds
+parameters instead of compiling queries on the hot path; a test holds the two equal). On
+SQLite row locks don't exist; SQLite lets one writer at a time commit, which serializes
 handing out work (correct, not parallel).
 
 Gold items are mixed into each assessor's own stream: before the k-th item of an assessor

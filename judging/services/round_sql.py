@@ -7,7 +7,7 @@ request only binds its parameters; ``qrelsmith.sql_rows`` turns rows into model 
 way the ORM does.
 
 The rules are not restated differently: ``allocation.open_items`` (the ORM queryset) stays the
-readable definition of an open item, used by preloading and the rare paths, and
+readable definition of an open item (preloading uses it), and
 ``tests/judging/test_round_sql.py`` holds this SQL equal to it on generated campaign states
 (calibration and gold items, split by topic with blocked and absent primaries, live and expired
 leases, judged and skipped items), on SQLite and PostgreSQL. The locking protocol is the one
@@ -230,16 +230,21 @@ def judgments_of_token_or_item(*, token: str, item_id: int, assessor_id: int) ->
         return [judgment.instance(row) for row in rows.fetchall()]  # type: ignore[misc]
 
 
+_INSERTED = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
+
+
+@cache
+def _judgment_insert_sql(vendor: str) -> str:
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in _INSERTED)
+    marks = ", ".join(f"%({field.column})s" for field in _INSERTED)
+    return f"INSERT INTO {JUDGMENT} ({columns}) VALUES ({marks}) RETURNING id"
+
+
 def judgment_insert(judgment: Judgment) -> Judgment:
     """Insert a new judgment (its fields already set) and give it its primary key."""
-    fields = [f for f in Judgment._meta.concrete_fields if not f.primary_key]
-    values = {}
-    for field in fields:
-        value = field.pre_save(judgment, add=True)  # created_at's default, updated_at's auto_now
-        values[field.column] = field.get_db_prep_save(value, connection)
-    columns = ", ".join(connection.ops.quote_name(column) for column in values)
-    marks = ", ".join(f"%({column})s" for column in values)
-    row = fetch_one(f"INSERT INTO {JUDGMENT} ({columns}) VALUES ({marks}) RETURNING id", values)
+    values = {field.column: field.get_db_prep_save(field.pre_save(judgment, add=True), connection)
+              for field in _INSERTED}  # pre_save: created_at's default, updated_at's auto_now
+    row = fetch_one(_judgment_insert_sql(connection.vendor), values)
     judgment.pk = row[0]  # type: ignore[index]
     judgment._state.adding = False
     judgment._state.db = connection.alias

@@ -40,7 +40,7 @@ def open_items(assessor: PrefAssessor, now, *, gold: bool):
 
 def _claim(assessor: PrefAssessor, now, *, gold: bool) -> PrefItem | None:
     """Lease one open item with the campaign core's deadlock-safe claim (a savepoint per attempt)."""
-    statements = QueryClaim(assessor=assessor, open_items=open_items(assessor, now, gold=gold), now=now)
+    statements = QueryClaim(assessor=assessor, open_items=open_items(assessor, now, gold=gold))
     return lease_claim(statements=statements, now=now, lease_seconds=assessor.campaign.lease_seconds)
 
 

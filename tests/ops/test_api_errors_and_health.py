@@ -101,3 +101,34 @@ def test_a_body_over_the_upload_limit_is_refused_before_it_is_read(client, lead,
     from collections_app.models import Job, Topic
 
     assert not Job.objects.exists() and not Topic.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_token_call_after_the_database_dropped_the_connection_is_served(lead):
+    """The judging round's own cursors (qrelsmith.sql_rows) run the connection health check too.
+
+    Token authentication is the first statement of every API call and runs on those cursors;
+    if they skipped the check, a worker's first call after a database restart would be a 500.
+    """
+    from django.db import connection
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    if connection.vendor != "postgresql":
+        pytest.skip("terminating a backend needs PostgreSQL")
+    import psycopg
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=lead).key}")
+    assert client.get("/api/campaigns/").status_code == 200
+    connection.ensure_connection()
+    assert connection.health_check_enabled  # CONN_HEALTH_CHECKS is on by default
+    pid = connection.connection.info.backend_pid
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("prepare_threshold", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    connection.health_check_done = False  # what a new request does (close_old_connections)
+    assert client.get("/api/campaigns/").status_code == 200
+    assert connection.connection.info.backend_pid != pid
